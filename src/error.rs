@@ -1,0 +1,148 @@
+//! The crate's single error type.
+//!
+//! Every variant says *what* failed and *by how much*, so that a caller (or the CLI, which prints
+//! the `Display` form and exits with code 2) can tell a rounding problem from a wrong input.
+//! No public function of qrenyi panics on user input: it returns one of these.
+
+use thiserror::Error;
+
+/// Result alias used throughout the crate.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Everything that can go wrong in qrenyi.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A matrix that must be square is not.
+    #[error("matrix is not square: {rows}×{cols}")]
+    NotSquare {
+        /// Number of rows.
+        rows: usize,
+        /// Number of columns.
+        cols: usize,
+    },
+    /// Two objects that must have the same dimension do not.
+    #[error("dimension mismatch ({what}): {left} vs {right}")]
+    DimensionMismatch {
+        /// What was being compared.
+        what: String,
+        /// First dimension.
+        left: usize,
+        /// Second dimension.
+        right: usize,
+    },
+    /// An input is empty where at least one element is needed.
+    #[error("empty input: {0}")]
+    Empty(String),
+    /// A NaN or infinite entry.
+    #[error("non-finite entry {value} at {position}")]
+    NonFinite {
+        /// The offending value, printed.
+        value: String,
+        /// Where it is, e.g. `(2, 3)` or `index 4`.
+        position: String,
+    },
+    /// A matrix that must be Hermitian is not, beyond tolerance.
+    #[error("matrix is not Hermitian: max |A − A†| = {deviation:.3e}, tolerance {tolerance:.1e}")]
+    NotHermitian {
+        /// Largest entrywise deviation from Hermiticity.
+        deviation: f64,
+        /// Allowed deviation.
+        tolerance: f64,
+    },
+    /// A matrix that must be positive semidefinite has a too negative eigenvalue.
+    #[error(
+        "matrix is not positive semidefinite: smallest eigenvalue {min_eigenvalue:.3e}, tolerance −{tolerance:.1e}"
+    )]
+    NotPositiveSemidefinite {
+        /// The smallest eigenvalue found.
+        min_eigenvalue: f64,
+        /// Allowed negativity.
+        tolerance: f64,
+    },
+    /// A trace (or total probability) is not one.
+    #[error("trace is {trace:.4}, expected 1 ± {tolerance:.0e}")]
+    TraceNotOne {
+        /// The trace found.
+        trace: f64,
+        /// Allowed deviation.
+        tolerance: f64,
+    },
+    /// A probability vector has a negative entry.
+    #[error("negative probability {value:.3e} at index {index}")]
+    NegativeProbability {
+        /// Index of the entry.
+        index: usize,
+        /// The entry.
+        value: f64,
+    },
+    /// A matrix that must be unitary (or an isometry) is not.
+    #[error("matrix is not unitary: max |U†U − I| = {deviation:.3e}, tolerance {tolerance:.1e}")]
+    NotUnitary {
+        /// Largest entrywise deviation of U†U from the identity.
+        deviation: f64,
+        /// Allowed deviation.
+        tolerance: f64,
+    },
+    /// Kraus operators that do not sum to the identity.
+    #[error("channel is not trace preserving: max |Σ K†K − I| = {deviation:.3e}, tolerance {tolerance:.1e}")]
+    NotTracePreserving {
+        /// Largest entrywise deviation of Σ K†K from the identity.
+        deviation: f64,
+        /// Allowed deviation.
+        tolerance: f64,
+    },
+    /// A Rényi order outside the range where the quantity is defined.
+    #[error("order α = {alpha} is out of range: {expected}")]
+    AlphaOutOfRange {
+        /// The order given.
+        alpha: f64,
+        /// The allowed range, in words.
+        expected: String,
+    },
+    /// Any other scalar parameter out of its domain.
+    #[error("invalid {name} = {value}: {reason}")]
+    InvalidParameter {
+        /// Parameter name.
+        name: String,
+        /// Value given.
+        value: f64,
+        /// Why it is invalid.
+        reason: String,
+    },
+    /// An eigensolver did not converge or reported an error.
+    #[error("eigensolver ({backend}) failed: {reason}")]
+    Eigensolver {
+        /// Which backend.
+        backend: &'static str,
+        /// Its diagnosis.
+        reason: String,
+    },
+    /// A file could not be read or written.
+    #[error("I/O error on {path}: {reason}")]
+    Io {
+        /// The path involved.
+        path: String,
+        /// The operating system's or parser's message.
+        reason: String,
+    },
+    /// An input could not be parsed.
+    #[error("cannot parse {what}: {reason}")]
+    Parse {
+        /// What was being parsed.
+        what: String,
+        /// Why it failed.
+        reason: String,
+    },
+}
+
+impl Error {
+    /// Convenience constructor for [`Error::InvalidParameter`].
+    pub fn invalid(name: &str, value: f64, reason: impl Into<String>) -> Self {
+        Error::InvalidParameter {
+            name: name.to_string(),
+            value,
+            reason: reason.into(),
+        }
+    }
+}

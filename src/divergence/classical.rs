@@ -120,7 +120,10 @@ pub fn total_variation(p: &[f64], q: &[f64]) -> Result<f64> {
 pub fn hockey_stick(p: &[f64], q: &[f64], gamma: f64) -> Result<f64> {
     check_pair(p, q)?;
     check_gamma(gamma)?;
-    Ok(p.iter().zip(q).map(|(a, b)| (a - gamma * b).max(0.0)).sum())
+    Ok(p.iter()
+        .zip(q)
+        .map(|(a, b)| (a - gamma * b).max(0.0))
+        .fold(0.0, |s, x| s + x))
 }
 
 pub(crate) fn check_gamma(gamma: f64) -> Result<()> {

@@ -304,7 +304,7 @@ impl<'a> Pair<'a> {
         super::classical::check_gamma(gamma)?;
         let m = self.rho.matrix() - &self.sigma.matrix().mapv(|z| z * gamma);
         let ev = self.rho.backend().eigvalsh(m.view())?;
-        Ok(ev.iter().filter(|&&x| x > 0.0).sum())
+        Ok(ev.iter().filter(|&&x| x > 0.0).fold(0.0, |a, x| a + x))
     }
 
     /// Trace distance `½‖ρ − σ‖₁` (half the sum of `|eig(ρ − σ)|`).

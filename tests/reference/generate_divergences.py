@@ -262,7 +262,7 @@ def compute_all(Arho, Asig, extra_checks=False):
         # commuting pairs) that noise can dominate Q.  Redo at higher precision.
         bound = mp.fsum(lam[i] ** am * mu[j] ** (1 - am)
                         for i in range(r) for j in range(s)) * mpf(10) ** (-(mp.dps - 10))
-        if Q > 0 and bound > mpf(10) ** -35 * Q:
+        if am > 1 and bound > mpf(10) ** -35 * Q:
             extra = int(mp.ceil(mp.log10(bound / (mpf(10) ** -35 * Q)))) + 10
             with mp.workdps(mp.dps + extra):
                 sr2, ss2 = Spec(Arho), Spec(Asig)

@@ -1,0 +1,99 @@
+//! Command-line front end: argument parsing (clap), output formatting, exit codes.
+//!
+//! Every subcommand has a module with an `Args` struct and a `run(&Args) -> qrenyi::Result<i32>`
+//! returning the exit code. Errors are printed on one line as `error: …` with exit code 2.
+
+pub mod blas_env;
+mod divergence;
+
+use clap::{Parser, Subcommand};
+
+/// Quantum Rényi divergences, quantum differential privacy and counterexample search.
+#[derive(Parser, Debug)]
+#[command(name = "qrenyi", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Divergence of two density matrices (.npy or .json files).
+    Divergence(divergence::Args),
+}
+
+/// Parse the command line, run, and return the exit code.
+pub fn run() -> i32 {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Divergence(a) => divergence::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            2
+        }
+    }
+}
+
+/// A number for JSON output: finite values as numbers, ±∞ as the strings `"inf"` / `"-inf"`.
+pub fn json_number(v: f64) -> serde_json::Value {
+    if v == f64::INFINITY {
+        serde_json::Value::from("inf")
+    } else if v == f64::NEG_INFINITY {
+        serde_json::Value::from("-inf")
+    } else {
+        serde_json::Value::from(v + 0.0) // + 0.0 turns −0 into 0
+    }
+}
+
+/// A comma-separated list of numbers given as one command-line value (`0.5,1,2,inf`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NumList(pub Vec<f64>);
+
+/// Parse a comma-separated list of numbers; `inf`/`∞` allowed, NaN rejected. For clap's
+/// `value_parser`.
+pub fn parse_list(s: &str) -> Result<NumList, String> {
+    s.split(',')
+        .map(|t| {
+            let t = t.trim();
+            match t {
+                "inf" | "Inf" | "infinity" | "∞" => Ok(f64::INFINITY),
+                _ => t
+                    .parse::<f64>()
+                    .map_err(|e| format!("{t:?}: {e}"))
+                    .and_then(|v| {
+                        if v.is_nan() {
+                            Err("NaN is not a valid number here".to_string())
+                        } else {
+                            Ok(v)
+                        }
+                    }),
+            }
+        })
+        .collect::<Result<Vec<f64>, String>>()
+        .map(NumList)
+}
+
+/// Format a value for tables: `+inf` or 12 significant digits.
+pub fn fmt_value(v: f64) -> String {
+    if v.is_infinite() {
+        if v > 0.0 {
+            "+inf".into()
+        } else {
+            "-inf".into()
+        }
+    } else {
+        format!("{v:.12e}")
+    }
+}
+
+/// Format a parameter (α, γ, …) for tables: shortest round-trip form, `inf` for +∞.
+pub fn fmt_param(x: f64) -> String {
+    if x == f64::INFINITY {
+        "inf".into()
+    } else {
+        format!("{x}")
+    }
+}

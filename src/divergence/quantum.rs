@@ -18,7 +18,7 @@
 
 use super::{renyi_mean, Family};
 use crate::error::{Error, Result};
-use crate::spectral::{zero_threshold, EigenSolver, EPS};
+use crate::spectral::{adjoint_times, gram, zero_threshold, EigenSolver, EPS};
 use crate::state::{dagger, DensityMatrix};
 use ndarray::{Array2, Axis};
 use num_complex::Complex64;
@@ -33,16 +33,18 @@ pub struct Pair<'a> {
     rho: &'a DensityMatrix,
     sigma: &'a DensityMatrix,
     basis: OnceCell<SigmaBasis>,
+    /// `ρ' = V_σ† ρ V_σ = (W Λ^{1/2})(W Λ^{1/2})†` (one zherk).
+    rho_in_basis: OnceCell<Array2<Complex64>>,
     nussbaum_szkola: OnceCell<Vec<(f64, f64)>>,
     maximal: OnceCell<MaximalReduction>,
 }
 
-/// `ρ` in the eigenbasis of `σ`, with the support split of `σ`.
+/// The overlap `W = V_σ† V_ρ` (`W_ji = ⟨b_j|a_i⟩`, one zgemm) with the support split of `σ`.
 struct SigmaBasis {
-    rho: Array2<Complex64>,
+    w: Array2<Complex64>,
     support: Vec<usize>,
     kernel: Vec<usize>,
-    /// `Tr ρ Π_ker σ`
+    /// `Tr ρ Π_ker σ = Σ_{j ∈ ker σ} Σ_i λ_i |W_ji|²`
     leakage: f64,
     /// `supp ρ ⊆ supp σ` under the zero threshold
     supported: bool,
@@ -84,6 +86,7 @@ impl<'a> Pair<'a> {
             rho,
             sigma,
             basis: OnceCell::new(),
+            rho_in_basis: OnceCell::new(),
             nussbaum_szkola: OnceCell::new(),
             maximal: OnceCell::new(),
         })
@@ -112,14 +115,25 @@ impl<'a> Pair<'a> {
         if let Some(b) = self.basis.get() {
             return Ok(b);
         }
-        let es = self.sigma.eigen();
-        let v = es.vectors();
-        let rho = dagger(&v.view()).dot(self.rho.matrix()).dot(v);
+        let (er, es) = (self.rho.eigen(), self.sigma.eigen());
+        let w = adjoint_times(&es.vectors().view(), &er.vectors().view());
+        let lambda = er.values();
         let (support, kernel) = (es.support(), es.kernel());
-        let leakage: f64 = kernel.iter().map(|&j| rho[[j, j]].re.max(0.0)).sum();
-        let supported = leakage <= zero_threshold(self.rho.dim(), self.rho.eigen().max_value());
+        let leakage: f64 = kernel
+            .iter()
+            .map(|&j| {
+                let rjj: f64 = w
+                    .row(j)
+                    .iter()
+                    .zip(lambda)
+                    .map(|(z, l)| l * z.norm_sqr())
+                    .sum();
+                rjj.max(0.0)
+            })
+            .sum();
+        let supported = leakage <= zero_threshold(self.rho.dim(), er.max_value());
         Ok(self.basis.get_or_init(|| SigmaBasis {
-            rho,
+            w,
             support,
             kernel,
             leakage,
@@ -127,29 +141,49 @@ impl<'a> Pair<'a> {
         }))
     }
 
+    /// `ρ' = V_σ† ρ V_σ` as the Gram matrix of `W diag(√λ)` (exactly Hermitian, real
+    /// non-negative diagonal; eigenvalues of `ρ` below zero by rounding count as 0).
+    fn rho_in_basis(&self) -> Result<&Array2<Complex64>> {
+        if let Some(r) = self.rho_in_basis.get() {
+            return Ok(r);
+        }
+        let w = &self.basis()?.w;
+        let sqrt_l: Vec<f64> = self
+            .rho
+            .eigen()
+            .values()
+            .iter()
+            .map(|l| l.max(0.0).sqrt())
+            .collect();
+        let c = Array2::from_shape_fn(w.dim(), |(j, i)| w[[j, i]] * sqrt_l[i]);
+        Ok(self.rho_in_basis.get_or_init(|| gram(&c.view())))
+    }
+
     /// Nussbaum–Szkoła terms `(λ_i O_ij / Tr ρ, ln λ_i − ln μ_j)`.
     fn nussbaum_szkola(&self) -> Result<&Vec<(f64, f64)>> {
         if let Some(t) = self.nussbaum_szkola.get() {
             return Ok(t);
         }
-        let supported = self.basis()?.supported;
+        let b = self.basis()?;
         let (er, es) = (self.rho.eigen(), self.sigma.eigen());
-        let overlap = dagger(&er.vectors().view())
-            .dot(es.vectors())
-            .mapv(|z| z.norm_sqr());
         let cut = overlap_cutoff(self.rho.dim());
+        // ln μ_j on supp σ, None on the kernel (logarithms once per index, not per pair)
+        let ln_mu: Vec<Option<f64>> = (0..es.dim())
+            .map(|j| Some(es.clamped(j)).filter(|&m| m > 0.0).map(f64::ln))
+            .collect();
         let mut terms = Vec::new();
         for i in er.support() {
             let li = er.values()[i];
-            for (j, &o) in overlap.row(i).iter().enumerate() {
+            let ln_li = li.ln();
+            for (z, ln_mj) in b.w.column(i).iter().zip(&ln_mu) {
+                let o = z.norm_sqr();
                 if o <= cut {
                     continue;
                 }
-                let mj = es.clamped(j);
-                if mj > 0.0 {
-                    terms.push((li * o, li.ln() - mj.ln()));
-                } else if !supported {
-                    terms.push((li * o, f64::INFINITY));
+                match ln_mj {
+                    Some(lm) => terms.push((li * o, ln_li - lm)),
+                    None if !b.supported => terms.push((li * o, f64::INFINITY)),
+                    None => {}
                 }
             }
         }
@@ -163,24 +197,27 @@ impl<'a> Pair<'a> {
         let b = self.basis()?;
         let es = self.sigma.eigen();
         let backend = self.rho.backend();
+        let rho = self.rho_in_basis()?;
         let (s, k) = (&b.support, &b.kernel);
-        let rho_ss = b.rho.select(Axis(0), s).select(Axis(1), s);
-        let total: f64 = (0..b.rho.nrows()).map(|i| b.rho[[i, i]].re.max(0.0)).sum();
-        // absolutely continuous part of ρ with respect to σ (Schur complement), when ρ leaks
-        let rho_ac = if b.supported || k.is_empty() {
-            rho_ss
-        } else {
-            let rho_kk = b.rho.select(Axis(0), k).select(Axis(1), k);
-            let rho_sk = b.rho.select(Axis(0), s).select(Axis(1), k);
-            let ekk = crate::spectral::Eigen::compute(rho_kk.view(), backend)?;
-            let pinv = ekk.power(-1.0);
-            rho_ss - rho_sk.dot(&pinv).dot(&dagger(&rho_sk.view()))
-        };
+        let total: f64 = rho.diag().iter().map(|z| z.re.max(0.0)).sum();
         let inv_sqrt: Vec<f64> = s.iter().map(|&j| es.clamped(j).powf(-0.5)).collect();
         let n = s.len();
-        let t = Array2::from_shape_fn((n, n), |(a, c)| {
-            rho_ac[[a, c]] * (inv_sqrt[a] * inv_sqrt[c])
-        });
+        let t = if b.supported || k.is_empty() {
+            Array2::from_shape_fn((n, n), |(a, c)| {
+                rho[[s[a], s[c]]] * (inv_sqrt[a] * inv_sqrt[c])
+            })
+        } else {
+            // absolutely continuous part of ρ with respect to σ (Schur complement), as ρ leaks
+            let rho_ss = rho.select(Axis(0), s).select(Axis(1), s);
+            let rho_kk = rho.select(Axis(0), k).select(Axis(1), k);
+            let rho_sk = rho.select(Axis(0), s).select(Axis(1), k);
+            let ekk = crate::spectral::Eigen::compute(rho_kk.view(), backend)?;
+            let pinv = ekk.power(-1.0);
+            let rho_ac = rho_ss - rho_sk.dot(&pinv).dot(&dagger(&rho_sk.view()));
+            Array2::from_shape_fn((n, n), |(a, c)| {
+                rho_ac[[a, c]] * (inv_sqrt[a] * inv_sqrt[c])
+            })
+        };
         let (tv, vecs) = backend.eigh(t.view())?;
         let tmax = tv.iter().copied().fold(0.0, f64::max);
         let thr = zero_threshold(n, tmax);
@@ -217,25 +254,26 @@ impl<'a> Pair<'a> {
     /// (one values-only eigensolve), with the diagonal Rényi-mean terms of `Tr A_α / Tr ρ`.
     fn sandwiched_parts(&self, alpha: f64) -> Result<(Vec<(f64, f64)>, Vec<f64>)> {
         let b = self.basis()?;
+        let rho = self.rho_in_basis()?;
         let es = self.sigma.eigen();
         let gamma = (1.0 - alpha) / alpha;
         let s = &b.support;
         let scale: Vec<f64> = s.iter().map(|&j| es.clamped(j).powf(gamma / 2.0)).collect();
         let n = s.len();
-        let a = Array2::from_shape_fn((n, n), |(x, y)| b.rho[[s[x], s[y]]] * (scale[x] * scale[y]));
+        let a = Array2::from_shape_fn((n, n), |(x, y)| rho[[s[x], s[y]]] * (scale[x] * scale[y]));
         let nu = self.rho.backend().eigvalsh(a.view())?;
         let smax = scale.iter().fold(0.0f64, |m, &x| m.max(x * x));
         let thr = zero_threshold(n, self.rho.eigen().max_value() * smax);
         let kept: Vec<f64> = nu.iter().copied().filter(|&x| x > thr).collect();
         let mut diag: Vec<(f64, f64)> = s
             .iter()
-            .map(|&j| (b.rho[[j, j]].re.max(0.0), -es.clamped(j).ln() / alpha))
+            .map(|&j| (rho[[j, j]].re.max(0.0), -es.clamped(j).ln() / alpha))
             .collect();
         if alpha < 1.0 {
             diag.extend(
                 b.kernel
                     .iter()
-                    .map(|&j| (b.rho[[j, j]].re.max(0.0), f64::INFINITY)),
+                    .map(|&j| (rho[[j, j]].re.max(0.0), f64::INFINITY)),
             );
         }
         Ok((normalized(diag), kept))

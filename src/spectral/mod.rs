@@ -14,8 +14,10 @@ mod backend;
 #[cfg(feature = "openblas")]
 mod lapack;
 mod nalgebra_backend;
+mod products;
 
 pub use backend::{Backend, EigenSolver};
+pub use products::{adjoint_times, gram};
 
 use crate::error::Result;
 use ndarray::{Array1, Array2, ArrayView2, Axis};

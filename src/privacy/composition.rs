@@ -30,8 +30,19 @@ fn check_seq(ms: &[ApproxDp]) -> Result<()> {
     Ok(())
 }
 
+/// `Σ x_i` rounded up; a sum of `n` equal terms is one product `n·x` (one rounding instead of
+/// `n`, so homogeneous compositions stay within an ulp or two of the exact value).
 fn sum_up(xs: impl Iterator<Item = f64>) -> f64 {
-    xs.fold(pt(0.0), |s, x| s.add(pt(x))).hi
+    sum_interval(xs.map(pt)).hi
+}
+
+/// `Σ x_i` enclosed, with the homogeneous fast path of [`sum_up`] (on equal intervals).
+fn sum_interval(xs: impl Iterator<Item = Interval>) -> Interval {
+    let v: Vec<Interval> = xs.collect();
+    match v.first() {
+        Some(&x) if v.iter().all(|y| *y == x) => pt(v.len() as f64).mul(x),
+        _ => v.iter().fold(pt(0.0), |s, &x| s.add(x)),
+    }
 }
 
 /// `δ_total = Σ δ_i + δ'` rounded up and capped at 1, after checking `δ' ∈ (0, 1]`.
@@ -65,12 +76,8 @@ pub fn repeat(m: ApproxDp, k: usize) -> Result<Vec<ApproxDp>> {
 pub fn advanced_drv(ms: &[ApproxDp], delta_prime: f64) -> Result<ApproxDp> {
     check_seq(ms)?;
     let delta = total_delta(ms, delta_prime)?;
-    let sq = ms
-        .iter()
-        .fold(pt(0.0), |s, m| s.add(pt(m.epsilon).mul(pt(m.epsilon))));
-    let lin = ms.iter().fold(pt(0.0), |s, m| {
-        s.add(pt(m.epsilon).mul(pt(m.epsilon).exp_m1()))
-    });
+    let sq = sum_interval(ms.iter().map(|m| pt(m.epsilon).mul(pt(m.epsilon))));
+    let lin = sum_interval(ms.iter().map(|m| pt(m.epsilon).mul(pt(m.epsilon).exp_m1())));
     let root = pt(2.0).mul(log_inv(delta_prime)).mul(sq).sqrt();
     Ok(ApproxDp {
         epsilon: root.add(lin).hi,
@@ -158,9 +165,7 @@ pub fn advanced_zcdp(ms: &[ApproxDp], delta_prime: f64) -> Result<ApproxDp> {
         ));
     }
     let d = total_delta(ms, delta_prime)?;
-    let rho = ms
-        .iter()
-        .fold(pt(0.0), |s, m| s.add(pt(m.epsilon).mul(pt(m.epsilon))))
+    let rho = sum_interval(ms.iter().map(|m| pt(m.epsilon).mul(pt(m.epsilon))))
         .mul(pt(0.5))
         .hi;
     Ok(ApproxDp {

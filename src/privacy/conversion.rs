@@ -299,8 +299,7 @@ pub fn bounded_divergence_bound(epsilon: f64, alpha: f64) -> Result<f64> {
 /// `(e^ε, 1)/(1+e^ε)` vs `(1, e^ε)/(1+e^ε)` (randomized response), so the bound is attained.
 /// `α = 1` gives the limit `ε tanh(ε/2)`; `α = ∞` gives `ε`.
 ///
-/// Evaluated as [`RandomizedResponse`]'s RDP curve (cancellation-free Rényi mean, rounded up by
-/// 64 ulps: a documented margin over a relative error of a few ulps, not an interval enclosure).
+/// Evaluated as [`RandomizedResponse`]'s RDP curve (cancellation-free, interval-enclosed).
 pub fn bounded_divergence_tight(epsilon: f64, alpha: f64) -> Result<f64> {
     if !(alpha >= 1.0) {
         return Err(Error::AlphaOutOfRange {

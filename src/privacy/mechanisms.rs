@@ -8,13 +8,11 @@
 //! * [`RandomizedResponse`]: binary, truthful with probability `p = e^{ε₀}/(1+e^{ε₀})`;
 //!   `D_α` of `(p, 1−p)` vs `(1−p, p)` (Mironov 2017, Prop. 5), `δ(ε) = (e^{ε₀} − e^ε)_+/(1+e^{ε₀})`.
 //!
-//! Every value returned is rounded up (interval arithmetic, or for the randomized-response
-//! curve a 64-ulp margin over the crate's cancellation-free Rényi mean).
+//! Every value returned is rounded up (interval arithmetic of [`super::rounding`]).
 
 use super::conversion::Converted;
-use super::rounding::{normal_cdf, pt, up_by, Interval};
+use super::rounding::{normal_cdf, pt, Interval};
 use super::{check_delta, check_nonneg, check_nonneg_or_inf, RdpCurve, Zcdp};
-use crate::divergence::renyi_mean;
 use crate::error::{Error, Result};
 
 /// A classical mechanism on one neighbouring pair, worst case over neighbours.
@@ -276,13 +274,37 @@ impl RandomizedResponse {
 }
 
 impl Mechanism for RandomizedResponse {
-    /// Rényi mean of log-ratios `(ε₀, −ε₀)` with weights `(p, 1−p)`; 64-ulp upward margin.
+    /// `D_α = ln Q_α/(α−1)` with `Q_α = (e^{αε₀} + e^{(1−α)ε₀})/(1+e^{ε₀})`, evaluated without
+    /// cancellation as `Q_α − 1 = expm1(tε₀)(expm1(ε₀) − expm1(−tε₀))/(1+e^{ε₀})`, `t = α−1`
+    /// (both factors are sums of same-sign terms); `α = 1`: `ε₀ tanh(ε₀/2)`; `α = ∞`: `ε₀`.
+    /// Enclosed with interval arithmetic and capped at `ε₀ = D_∞`.
     fn rdp(&self, alpha: f64) -> Result<f64> {
         check_rdp_order(alpha)?;
-        let e = self.epsilon;
-        let w1 = 1.0 / (1.0 + (-e).exp());
-        let w2 = 1.0 / (1.0 + e.exp());
-        Ok(up_by(renyi_mean(&[(w1, e), (w2, -e)], alpha).max(0.0), 64))
+        let e = pt(self.epsilon);
+        if alpha == f64::INFINITY || self.epsilon == 0.0 {
+            return Ok(self.epsilon);
+        }
+        let em1 = e.exp_m1();
+        let v = if alpha == 1.0 {
+            e.mul(em1).div(em1.add(pt(2.0)))
+        } else {
+            let t = pt(alpha).sub(pt(1.0));
+            let te = t.mul(e);
+            let spread = em1.sub(te.neg().exp_m1());
+            let norm = e.exp().add(pt(1.0));
+            let ln_q = if te.hi <= 700.0 {
+                te.exp_m1().mul(spread).div(norm).ln_1p()
+            } else {
+                // ln(Q−1) = tε₀ + ln(1 − e^{−tε₀}) + ln(spread) − ln(norm); ln Q = L + ln(1 + e^{−L})
+                let l = te
+                    .add(te.neg().exp().neg().ln_1p())
+                    .add(spread.ln())
+                    .sub(norm.ln());
+                l.add(l.neg().exp().ln_1p())
+            };
+            ln_q.div(t)
+        };
+        Ok(v.hi.clamp(0.0, e.hi))
     }
 
     fn delta(&self, epsilon: f64) -> Result<f64> {

@@ -29,7 +29,7 @@ use crate::error::{Error, Result};
 use crate::spectral::EPS;
 use crate::state::DensityMatrix;
 use std::cell::RefCell;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 
 /// One neighbouring pair: two density matrices or two probability vectors.
 #[derive(Clone, Debug)]
@@ -55,7 +55,8 @@ pub struct CertifyOptions {
     pub slack: f64,
     /// Relative tolerance of the fit (default `1e-6`).
     pub tolerance: f64,
-    /// Divergence evaluations allowed per directed pair (default 4000).
+    /// Divergence evaluations allowed per directed pair (default 20000; a first-order
+    /// branch and bound needs a few thousand for a `1e-6` fit with an interior maximiser).
     pub max_evaluations: usize,
 }
 
@@ -64,7 +65,7 @@ impl Default for CertifyOptions {
         CertifyOptions {
             slack: 1e-12,
             tolerance: 1e-6,
-            max_evaluations: 4000,
+            max_evaluations: 20000,
         }
     }
 }
@@ -131,7 +132,7 @@ pub struct FitResult {
 /// `D_α` of one directed pair and family, memoised.
 struct Curve<'a> {
     source: Source<'a>,
-    memo: RefCell<Vec<(f64, f64)>>,
+    memo: RefCell<HashMap<u64, f64>>,
     slack: f64,
 }
 
@@ -142,7 +143,7 @@ enum Source<'a> {
 
 impl<'a> Curve<'a> {
     fn d(&self, alpha: f64) -> Result<f64> {
-        if let Some(&(_, v)) = self.memo.borrow().iter().find(|(a, _)| *a == alpha) {
+        if let Some(&v) = self.memo.borrow().get(&alpha.to_bits()) {
             return Ok(v);
         }
         let v = match &self.source {
@@ -155,7 +156,7 @@ impl<'a> Curve<'a> {
                 position: format!("D_α at α = {alpha}"),
             });
         }
-        self.memo.borrow_mut().push((alpha, v));
+        self.memo.borrow_mut().insert(alpha.to_bits(), v);
         Ok(v)
     }
 
@@ -488,7 +489,7 @@ impl Neighbours {
                 };
                 out.push(Curve {
                     source,
-                    memo: RefCell::new(Vec::new()),
+                    memo: RefCell::new(HashMap::new()),
                     slack,
                 });
             }

@@ -166,7 +166,11 @@ impl<'a> Curve<'a> {
 
     /// Numerical slack for a value `d`.
     fn eta(&self, d: f64) -> f64 {
-        self.slack * d.abs().max(1.0)
+        if d.is_finite() {
+            self.slack * d.abs().max(1.0)
+        } else {
+            0.0
+        }
     }
 }
 

@@ -225,7 +225,13 @@ fn check_directed(c: &Curve, xi: f64, rho: f64, opts: &CertifyOptions) -> Result
     let dinf = c.d(f64::INFINITY)?;
     // tail start T with D_∞ + η ≤ ξ + ρT
     let tail = if dinf.is_finite() && rho > 0.0 {
-        let mut t = pt(dinf + c.eta(dinf)).sub(pt(xi)).div(pt(rho)).hi.max(1.0);
+        // twice the smallest admissible start, so the tail's own margin is D_∞ − ξ (not ≈ η)
+        let mut t = pt(dinf + c.eta(dinf))
+            .sub(pt(xi))
+            .div(pt(rho))
+            .mul(pt(2.0))
+            .hi
+            .max(1.0);
         while line_lo(xi, rho, t) < dinf + c.eta(dinf) {
             t = up_by(t, 4);
         }

@@ -42,14 +42,40 @@ fn states() -> (String, String, String) {
 
 #[test]
 fn cli_convert_zcdp_published() {
-    let (c, v) = json(&["convert", "zcdp", "--zcdp-rho", "0.5", "--epsilon", "0", "--json"]);
+    let (c, v) = json(&[
+        "convert",
+        "zcdp",
+        "--zcdp-rho",
+        "0.5",
+        "--epsilon",
+        "0",
+        "--json",
+    ]);
     assert_eq!(c, 0);
     assert!((v["delta"].as_f64().unwrap() - 0.5588356393474351).abs() < 1e-14);
-    let (_, v) = json(&["convert", "zcdp", "--zcdp-rho", "0.03125", "--delta", "1e-3", "--json"]);
+    let (_, v) = json(&[
+        "convert",
+        "zcdp",
+        "--zcdp-rho",
+        "0.03125",
+        "--delta",
+        "1e-3",
+        "--json",
+    ]);
     assert!((v["epsilon"].as_f64().unwrap() - 0.6880024554878086).abs() < 1e-14);
-    let (_, v) = json(&["convert", "zcdp", "--zcdp-rho", "0.1", "--delta", "0", "--json"]);
+    let (_, v) = json(&[
+        "convert",
+        "zcdp",
+        "--zcdp-rho",
+        "0.1",
+        "--delta",
+        "0",
+        "--json",
+    ]);
     assert_eq!(v["epsilon"], "inf");
-    let (_, v) = json(&["convert", "rdp", "--alpha", "2", "--tau", "0.1", "--delta", "1e-5", "--json"]);
+    let (_, v) = json(&[
+        "convert", "rdp", "--alpha", "2", "--tau", "0.1", "--delta", "1e-5", "--json",
+    ]);
     assert!(v["epsilon"].as_f64().unwrap() < v["epsilon_simple"].as_f64().unwrap());
 }
 
@@ -60,7 +86,14 @@ fn cli_bad_input_exits_2() {
     assert!(err.starts_with("error:"), "{err}");
     let (c, _, _) = qrenyi(&["compose", "--epsilon", "1", "--k", "0"]);
     assert_eq!(c, 2);
-    let (c, _, _) = qrenyi(&["qzcdp", "fit", "--rho", "/nonexistent.npy", "--sigma", "/nonexistent.npy"]);
+    let (c, _, _) = qrenyi(&[
+        "qzcdp",
+        "fit",
+        "--rho",
+        "/nonexistent.npy",
+        "--sigma",
+        "/nonexistent.npy",
+    ]);
     assert_eq!(c, 2);
 }
 
@@ -72,22 +105,60 @@ fn cli_qzcdp_check_and_fit() {
     let rho = v["zcdp_rho"].as_f64().unwrap();
     assert!((rho - 0.3760355174343863).abs() < 1e-6 && v["alpha"].as_f64() == Some(1.0));
     let r_up = format!("{}", rho * 1.01);
-    let (code, v) = json(&["qzcdp", "check", "--rho", &a, "--sigma", &b, "--xi", "0", "--zcdp-rho", &r_up, "--json"]);
+    let (code, v) = json(&[
+        "qzcdp",
+        "check",
+        "--rho",
+        &a,
+        "--sigma",
+        &b,
+        "--xi",
+        "0",
+        "--zcdp-rho",
+        &r_up,
+        "--json",
+    ]);
     assert_eq!((code, v["holds"].as_bool()), (0, Some(true)));
     assert!(v["witness_alpha"].is_null() && v["margin"].as_f64().unwrap() >= 0.0);
-    let (code, v) = json(&["qzcdp", "check", "--rho", &a, "--sigma", &b, "--zcdp-rho", "0.3", "--json"]);
+    let (code, v) = json(&[
+        "qzcdp",
+        "check",
+        "--rho",
+        &a,
+        "--sigma",
+        &b,
+        "--zcdp-rho",
+        "0.3",
+        "--json",
+    ]);
     assert_eq!((code, v["holds"].as_bool()), (1, Some(false)));
     assert!(v["witness_alpha"].as_f64().unwrap() > 1.0 && v["margin"].as_f64().unwrap() < 0.0);
-    let (code, v) = json(&["qzcdp", "check", "--rho", &a, "--sigma", &c, "--zcdp-rho", "5", "--kind", "maximal", "--json"]);
+    let (code, v) = json(&[
+        "qzcdp",
+        "check",
+        "--rho",
+        &a,
+        "--sigma",
+        &c,
+        "--zcdp-rho",
+        "5",
+        "--kind",
+        "maximal",
+        "--json",
+    ]);
     assert_eq!(code, 1);
     assert_eq!(v["margin"], "-inf");
     let (_, v) = json(&["qzcdp", "fit", "--rho", &a, "--sigma", &c, "--json"]);
     assert_eq!(v["zcdp_rho"], "inf");
-    let (_, v) = json(&["qzcdp", "fit", "--rho", &a, "--sigma", &b, "--kind", "petz", "--json"]);
+    let (_, v) = json(&[
+        "qzcdp", "fit", "--rho", &a, "--sigma", &b, "--kind", "petz", "--json",
+    ]);
     assert_eq!(v["warnings"].as_array().unwrap().len(), 1);
     let svg = std::env::temp_dir().join(format!("qrenyi-plot-{}.svg", std::process::id()));
     let s = svg.display().to_string();
-    let (code, _, err) = qrenyi(&["qzcdp", "fit", "--rho", &a, "--sigma", &b, "--xi", "0.05", "--plot", &s]);
+    let (code, _, err) = qrenyi(&[
+        "qzcdp", "fit", "--rho", &a, "--sigma", &b, "--xi", "0.05", "--plot", &s,
+    ]);
     assert_eq!(code, 0, "{err}");
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg") && text.contains("polyline"));
@@ -95,7 +166,18 @@ fn cli_qzcdp_check_and_fit() {
 
 #[test]
 fn cli_compose_marks_the_tightest() {
-    let (code, v) = json(&["compose", "--epsilon", "1", "--delta", "0.001", "--k", "30", "--delta-total", "0.1", "--json"]);
+    let (code, v) = json(&[
+        "compose",
+        "--epsilon",
+        "1",
+        "--delta",
+        "0.001",
+        "--k",
+        "30",
+        "--delta-total",
+        "0.1",
+        "--json",
+    ]);
     assert_eq!(code, 0);
     let rows = v["bounds"].as_array().unwrap();
     let grid = rows.iter().find(|r| r["name"] == "kov-grid").unwrap();
@@ -109,11 +191,29 @@ fn cli_compose_marks_the_tightest() {
 #[test]
 fn cli_dp_of_a_pair() {
     let (a, b, _) = states();
-    let (code, v) = json(&["dp", "--rho", &a, "--sigma", &b, "--epsilon", "0.5", "--json"]);
+    let (code, v) = json(&[
+        "dp",
+        "--rho",
+        &a,
+        "--sigma",
+        &b,
+        "--epsilon",
+        "0.5",
+        "--json",
+    ]);
     assert_eq!(code, 0);
     let d = v["delta"].as_f64().unwrap();
     assert!(d > 0.0 && d < 1.0);
-    let (_, w) = json(&["dp", "--rho", &a, "--sigma", &b, "--delta", &format!("{d}"), "--json"]);
+    let (_, w) = json(&[
+        "dp",
+        "--rho",
+        &a,
+        "--sigma",
+        &b,
+        "--delta",
+        &format!("{d}"),
+        "--json",
+    ]);
     assert!(w["epsilon"].as_f64().unwrap() <= 0.5 + 1e-9);
     assert!(w["pure_epsilon"].as_f64().unwrap() > 0.5);
 }

@@ -25,7 +25,12 @@ enum Cmd {
         #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
         xi: f64,
         /// Give δ for this ε.
-        #[arg(long, conflicts_with = "delta", required_unless_present = "delta", allow_negative_numbers = true)]
+        #[arg(
+            long,
+            conflicts_with = "delta",
+            required_unless_present = "delta",
+            allow_negative_numbers = true
+        )]
         epsilon: Option<f64>,
         /// Give ε for this δ.
         #[arg(long, allow_negative_numbers = true)]
@@ -43,7 +48,12 @@ enum Cmd {
         #[arg(long, allow_negative_numbers = true)]
         tau: f64,
         /// Give ε for this δ (Corollary 1, and the simpler τ + ln(1/δ)/(α−1)).
-        #[arg(long, conflicts_with = "epsilon", required_unless_present = "epsilon", allow_negative_numbers = true)]
+        #[arg(
+            long,
+            conflicts_with = "epsilon",
+            required_unless_present = "epsilon",
+            allow_negative_numbers = true
+        )]
         delta: Option<f64>,
         /// Give δ for this ε.
         #[arg(long, allow_negative_numbers = true)]

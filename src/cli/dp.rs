@@ -13,7 +13,12 @@ pub struct Args {
     #[command(flatten)]
     pair: PairArgs,
     /// δ(ε) = max(E_{e^ε}(ρ‖σ), E_{e^ε}(σ‖ρ)) at this ε.
-    #[arg(long, conflicts_with = "delta", required_unless_present = "delta", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        conflicts_with = "delta",
+        required_unless_present = "delta",
+        allow_negative_numbers = true
+    )]
     epsilon: Option<f64>,
     /// ε(δ): the smallest ε with δ(ε) ≤ this δ (bisection).
     #[arg(long, allow_negative_numbers = true)]
@@ -48,7 +53,11 @@ pub fn run(args: &Args) -> Result<i32> {
             })
         );
     } else {
-        println!("quantum ({}, {})-DP", super::fmt_value(eps), super::fmt_value(delta));
+        println!(
+            "quantum ({}, {})-DP",
+            super::fmt_value(eps),
+            super::fmt_value(delta)
+        );
         println!("pure ε (D_max both ways) = {}", super::fmt_value(pure));
     }
     Ok(0)

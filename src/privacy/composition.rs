@@ -10,6 +10,7 @@ use super::conversion::cdp_epsilon;
 use super::rounding::{pt, Interval};
 use super::{check_delta, check_nonneg, ApproxDp, Qzcdp, RdpCurve, Zcdp};
 use crate::error::{Error, Result};
+use std::ops::{Add, Div, Mul, Neg, Sub};
 
 fn check_k(k: usize) -> Result<()> {
     if k == 0 {
@@ -48,7 +49,11 @@ fn sum_interval(xs: impl Iterator<Item = Interval>) -> Interval {
 /// `δ_total = Σ δ_i + δ'` rounded up and capped at 1, after checking `δ' ∈ (0, 1]`.
 fn total_delta(ms: &[ApproxDp], delta_prime: f64) -> Result<f64> {
     if !(delta_prime > 0.0 && delta_prime <= 1.0) {
-        return Err(Error::invalid("delta_prime", delta_prime, "must lie in (0, 1]"));
+        return Err(Error::invalid(
+            "delta_prime",
+            delta_prime,
+            "must lie in (0, 1]",
+        ));
     }
     Ok(sum_up(ms.iter().map(|m| m.delta).chain([delta_prime])).min(1.0))
 }
@@ -121,10 +126,7 @@ pub fn advanced_dr16(eps: f64, delta: f64, k: usize, delta_prime: f64) -> Result
     let ms = repeat(ApproxDp::new(eps, delta)?, k)?;
     check_seq(&ms)?;
     let d = total_delta(&ms, delta_prime)?;
-    let lin = pt(k as f64)
-        .mul(pt(eps))
-        .mul(pt(eps).exp_m1())
-        .mul(pt(0.5));
+    let lin = pt(k as f64).mul(pt(eps)).mul(pt(eps).exp_m1()).mul(pt(0.5));
     Ok(ApproxDp {
         epsilon: drv_root(eps, k, delta_prime).add(lin).hi,
         delta: d,
@@ -198,7 +200,7 @@ pub fn kov_delta(eps: f64, delta: f64, k: usize, eps_total: f64) -> Result<f64> 
     check_nonneg("epsilon", eps)?;
     check_delta("delta", delta)?;
     check_k(k)?;
-    if !(eps_total >= 0.0) {
+    if eps_total.is_nan() || eps_total < 0.0 {
         return Err(Error::invalid("eps_total", eps_total, "must be ≥ 0"));
     }
     Ok(KovTable::new(eps, delta, k).delta(eps_total))
@@ -329,7 +331,9 @@ pub fn compose_rdp(curves: &[RdpCurve]) -> Result<RdpCurve> {
         }
     }
     if pts.is_empty() {
-        return Err(Error::Empty("common Rényi orders of the composed curves".into()));
+        return Err(Error::Empty(
+            "common Rényi orders of the composed curves".into(),
+        ));
     }
     RdpCurve::new(&pts)
 }
@@ -415,10 +419,18 @@ pub fn compare(
         if b.delta <= delta_total {
             Ok(b)
         } else {
-            Err(Error::invalid("delta_total", delta_total, format!("basic composition needs δ_total ≥ kδ = {}", b.delta)))
+            Err(Error::invalid(
+                "delta_total",
+                delta_total,
+                format!("basic composition needs δ_total ≥ kδ = {}", b.delta),
+            ))
         }
     });
-    push("basic", "Dwork–Roth 2014 Thm 3.16; seed 003 Thm 1", basic_res);
+    push(
+        "basic",
+        "Dwork–Roth 2014 Thm 3.16; seed 003 Thm 1",
+        basic_res,
+    );
     let dp_ok = |f: &dyn Fn(f64) -> Result<ApproxDp>| {
         if dprime > 0.0 {
             f(dprime)
@@ -441,7 +453,11 @@ pub fn compare(
         if delta == 0.0 {
             advanced_seed003_printed(eps, k, delta_total)
         } else {
-            Err(Error::invalid("delta", delta, "stated for pure (δ = 0) mechanisms"))
+            Err(Error::invalid(
+                "delta",
+                delta,
+                "stated for pure (δ = 0) mechanisms",
+            ))
         },
     );
     push(
@@ -499,7 +515,5 @@ fn finite_row(e: f64, delta_total: f64) -> Result<ApproxDp> {
 /// `ε_total` of `k`-fold composition by the tightest applicable bound (see [`compare`]).
 pub fn best_epsilon(eps: f64, delta: f64, k: usize, delta_total: f64) -> Result<f64> {
     let (rows, best) = compare(eps, delta, k, delta_total)?;
-    Ok(best
-        .and_then(|i| rows[i].epsilon)
-        .unwrap_or(f64::INFINITY))
+    Ok(best.and_then(|i| rows[i].epsilon).unwrap_or(f64::INFINITY))
 }

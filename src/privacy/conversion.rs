@@ -25,6 +25,7 @@ use super::{
 };
 use crate::divergence::Family;
 use crate::error::{Error, Result};
+use std::ops::{Add, Div, Mul, Neg, Sub};
 
 /// A converted privacy parameter with the Rényi order at which the bound was evaluated
 /// (`None` when no order is involved, e.g. a trivial or pure case; `Some(∞)` for a pure bound).
@@ -115,7 +116,10 @@ fn zcdp_delta_raw(z: Zcdp, eps: f64) -> Converted {
     let best = root_candidates(deriv)
         .into_iter()
         .map(|a| (ln_delta_at(a, zcdp_tau(z, a), eps).exp().hi, a))
-        .fold((f64::INFINITY, f64::NAN), |b, c| if c.0 < b.0 { c } else { b });
+        .fold(
+            (f64::INFINITY, f64::NAN),
+            |b, c| if c.0 < b.0 { c } else { b },
+        );
     if best.0 >= 1.0 {
         return Converted {
             value: 1.0,
@@ -167,7 +171,10 @@ pub fn zcdp_epsilon(z: Zcdp, delta: f64) -> Result<Converted> {
     let best = root_candidates(g)
         .into_iter()
         .map(|a| (epsilon_at(a, zcdp_tau(z, a), delta).hi, a))
-        .fold((f64::INFINITY, f64::NAN), |b, c| if c.0 < b.0 { c } else { b });
+        .fold(
+            (f64::INFINITY, f64::NAN),
+            |b, c| if c.0 < b.0 { c } else { b },
+        );
     Ok(Converted {
         value: best.0.max(0.0),
         alpha: Some(best.1),
@@ -284,11 +291,7 @@ pub fn qzcdp_quantum_epsilon(q: Qzcdp, delta: f64) -> Result<Converted> {
 pub fn bounded_divergence_bound(epsilon: f64, alpha: f64) -> Result<f64> {
     check_nonneg("epsilon", epsilon)?;
     super::check_order(alpha)?;
-    Ok(pt(0.5)
-        .mul(pt(epsilon))
-        .mul(pt(epsilon))
-        .mul(pt(alpha))
-        .hi)
+    Ok(pt(0.5).mul(pt(epsilon)).mul(pt(epsilon)).mul(pt(alpha)).hi)
 }
 
 /// The exact (tight) form of seed 000 Theorem 22's proof:
@@ -301,7 +304,7 @@ pub fn bounded_divergence_bound(epsilon: f64, alpha: f64) -> Result<f64> {
 ///
 /// Evaluated as [`RandomizedResponse`]'s RDP curve (cancellation-free, interval-enclosed).
 pub fn bounded_divergence_tight(epsilon: f64, alpha: f64) -> Result<f64> {
-    if !(alpha >= 1.0) {
+    if alpha.is_nan() || alpha < 1.0 {
         return Err(Error::AlphaOutOfRange {
             alpha,
             expected: "bounded-divergence bound needs α ∈ [1, ∞]".into(),

@@ -14,6 +14,7 @@ use super::conversion::Converted;
 use super::rounding::{normal_cdf, pt, Interval};
 use super::{check_delta, check_nonneg, check_nonneg_or_inf, RdpCurve, Zcdp};
 use crate::error::{Error, Result};
+use std::ops::{Add, Div, Mul, Neg, Sub};
 
 /// A classical mechanism on one neighbouring pair, worst case over neighbours.
 pub trait Mechanism {
@@ -143,7 +144,11 @@ impl Gaussian {
             lo = hi;
             hi *= 2.0;
             if hi > 1e12 * sensitivity {
-                return Err(Error::invalid("delta", delta, "no σ below 1e12·Δ reaches this δ"));
+                return Err(Error::invalid(
+                    "delta",
+                    delta,
+                    "no σ below 1e12·Δ reaches this δ",
+                ));
             }
         }
         for _ in 0..200 {

@@ -26,6 +26,7 @@ pub mod rounding;
 
 use crate::divergence::Family;
 use crate::error::{Error, Result};
+use std::ops::{Add, Mul};
 
 /// Check `x` is a finite number `≥ 0`.
 pub(crate) fn check_nonneg(name: &str, x: f64) -> Result<()> {

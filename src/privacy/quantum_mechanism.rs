@@ -21,6 +21,7 @@ use num_complex::Complex64;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
+use std::ops::{Add, Div, Mul, Sub};
 
 /// Which inputs are neighbours.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -154,7 +155,11 @@ impl QuantumMechanism {
                 let regs = regs?;
                 let build = |swap: bool| {
                     (0..n).fold(vec![Complex64::new(1.0, 0.0)], |acc, i| {
-                        let r = if swap && i == register { &regs[n] } else { &regs[i] };
+                        let r = if swap && i == register {
+                            &regs[n]
+                        } else {
+                            &regs[i]
+                        };
                         kron_vec(&acc, r)
                     })
                 };
@@ -168,7 +173,11 @@ impl QuantumMechanism {
         match nb {
             Neighbourhood::TraceDistance(tau) => {
                 if !(tau > 0.0 && tau <= 1.0) {
-                    return Err(Error::invalid("tau", tau, "trace distance must lie in (0, 1]"));
+                    return Err(Error::invalid(
+                        "tau",
+                        tau,
+                        "trace distance must lie in (0, 1]",
+                    ));
                 }
                 if din < 2 {
                     return Err(Error::invalid("input dimension", din as f64, "need ≥ 2"));
@@ -196,7 +205,10 @@ impl QuantumMechanism {
         &self,
         psi: &[Complex64],
         phi: &[Complex64],
-    ) -> Result<((DensityMatrix, DensityMatrix), (DensityMatrix, DensityMatrix))> {
+    ) -> Result<(
+        (DensityMatrix, DensityMatrix),
+        (DensityMatrix, DensityMatrix),
+    )> {
         let (a, b) = (DensityMatrix::pure(psi)?, DensityMatrix::pure(phi)?);
         let (oa, ob) = (a.apply(&self.channel)?, b.apply(&self.channel)?);
         Ok(((a, b), (oa, ob)))
@@ -207,12 +219,12 @@ impl QuantumMechanism {
         match obj {
             Objective::Delta(eps) => pair.hockey_stick(eps.exp()),
             Objective::PureEpsilon => pair.max_relative_entropy(),
-            Objective::EpsilonAtDelta(d) => Ok(Neighbours::quantum(r.clone(), s.clone())?
-                .epsilon(d)?
-                .value),
-            Objective::Zcdp { family, xi } => PROXY_ORDERS.iter().try_fold(0.0f64, |m, &a| {
-                Ok(m.max((pair.renyi(family, a)? - xi) / a))
-            }),
+            Objective::EpsilonAtDelta(d) => {
+                Ok(Neighbours::quantum(r.clone(), s.clone())?.epsilon(d)?.value)
+            }
+            Objective::Zcdp { family, xi } => PROXY_ORDERS
+                .iter()
+                .try_fold(0.0f64, |m, &a| Ok(m.max((pair.renyi(family, a)? - xi) / a))),
         }
     }
 
@@ -378,7 +390,7 @@ impl Depolarizing {
                 "the D_α closed form is for orthogonal inputs (τ = 1)",
             ));
         }
-        if !(alpha >= 0.0) {
+        if alpha.is_nan() || alpha < 0.0 {
             return Err(Error::AlphaOutOfRange {
                 alpha,
                 expected: "α ∈ [0, ∞]".into(),

@@ -30,6 +30,7 @@ use crate::spectral::EPS;
 use crate::state::DensityMatrix;
 use std::cell::RefCell;
 use std::collections::{BinaryHeap, HashMap};
+use std::ops::{Add, Div, Mul, Sub};
 
 /// One neighbouring pair: two density matrices or two probability vectors.
 #[derive(Clone, Debug)]
@@ -385,7 +386,11 @@ fn fit_directed(c: &Curve, xi: f64, opts: &CertifyOptions) -> Result<DirectedFit
         return Ok(done(0.0, 0.0, Some(f64::INFINITY), c));
     }
     // tail [T, ∞): (D_α − ξ)/α ≤ (D_∞ + η − ξ)/T ≤ lower
-    let t = pt(dinf + c.eta(dinf)).sub(pt(xi)).div(pt(lower)).hi.max(1.0);
+    let t = pt(dinf + c.eta(dinf))
+        .sub(pt(xi))
+        .div(pt(lower))
+        .hi
+        .max(1.0);
     let tail_upper = pt(dinf + c.eta(dinf)).sub(pt(xi)).div(pt(t)).hi;
     let mut heap = BinaryHeap::new();
     if t > 1.0 {
@@ -677,7 +682,11 @@ impl Neighbours {
 fn check_options(o: &CertifyOptions) -> Result<()> {
     check_nonneg("slack", o.slack)?;
     if !(o.tolerance > 0.0 && o.tolerance < 1.0) {
-        return Err(Error::invalid("tolerance", o.tolerance, "must lie in (0, 1)"));
+        return Err(Error::invalid(
+            "tolerance",
+            o.tolerance,
+            "must lie in (0, 1)",
+        ));
     }
     if o.max_evaluations < 4 {
         return Err(Error::invalid(

@@ -25,6 +25,8 @@
 //! * Monotone functions map interval ends to interval ends; products take the min/max of the four
 //!   end products, each rounded outward.
 
+use std::ops::Mul;
+
 /// Outward steps (in ulps) applied to `exp`, `ln`, `ln_1p`, `exp_m1` results.
 pub const TRANSCENDENTAL_ULPS: u32 = 4;
 /// Outward steps (in ulps) applied to `erfc` results.
@@ -84,70 +86,6 @@ impl Interval {
     /// `[lo, hi]`.
     pub fn new(lo: f64, hi: f64) -> Self {
         Interval { lo, hi }
-    }
-
-    /// `a + b`.
-    pub fn add(self, o: Interval) -> Self {
-        Interval {
-            lo: add_dir(self.lo, o.lo, false),
-            hi: add_dir(self.hi, o.hi, true),
-        }
-    }
-
-    /// `a − b`.
-    pub fn sub(self, o: Interval) -> Self {
-        self.add(o.neg())
-    }
-
-    /// `−a` (exact).
-    pub fn neg(self) -> Self {
-        Interval {
-            lo: -self.hi,
-            hi: -self.lo,
-        }
-    }
-
-    /// `a · b` (all four end products, each rounded in the needed direction).
-    pub fn mul(self, o: Interval) -> Self {
-        let ends = [
-            (self.lo, o.lo),
-            (self.lo, o.hi),
-            (self.hi, o.lo),
-            (self.hi, o.hi),
-        ];
-        Interval {
-            lo: ends
-                .iter()
-                .map(|&(x, y)| mul_dir(x, y, false))
-                .fold(f64::INFINITY, f64::min),
-            hi: ends
-                .iter()
-                .map(|&(x, y)| mul_dir(x, y, true))
-                .fold(f64::NEG_INFINITY, f64::max),
-        }
-    }
-
-    /// `a / b`; when `b` contains 0 the result is `[−∞, ∞]`.
-    pub fn div(self, o: Interval) -> Self {
-        if o.lo <= 0.0 && o.hi >= 0.0 {
-            return Interval::new(f64::NEG_INFINITY, f64::INFINITY);
-        }
-        let ends = [
-            (self.lo, o.lo),
-            (self.lo, o.hi),
-            (self.hi, o.lo),
-            (self.hi, o.hi),
-        ];
-        Interval {
-            lo: ends
-                .iter()
-                .map(|&(x, y)| div_dir(x, y, false))
-                .fold(f64::INFINITY, f64::min),
-            hi: ends
-                .iter()
-                .map(|&(x, y)| div_dir(x, y, true))
-                .fold(f64::NEG_INFINITY, f64::max),
-        }
     }
 
     /// `e^a` (lower end never below 0; upper end never 0).
@@ -235,7 +173,7 @@ const SAFE_MIN: f64 = 1e-290;
 /// `exact_err` is `None`) in the requested direction.
 fn directed(r: f64, exact_err: Option<f64>, up: bool) -> f64 {
     match exact_err {
-        Some(e) if e == 0.0 => r,
+        Some(0.0) => r,
         Some(e) if (e > 0.0) == up => {
             if up {
                 next_up(r)
@@ -300,6 +238,85 @@ fn sqrt_dir(a: f64, up: bool) -> f64 {
     directed(r, Some((-r).mul_add(r, a)), up).max(0.0)
 }
 
+/// `a + b`.
+impl std::ops::Add for Interval {
+    type Output = Interval;
+    fn add(self, o: Interval) -> Interval {
+        Interval {
+            lo: add_dir(self.lo, o.lo, false),
+            hi: add_dir(self.hi, o.hi, true),
+        }
+    }
+}
+
+/// `a − b`.
+impl std::ops::Sub for Interval {
+    type Output = Interval;
+    fn sub(self, o: Interval) -> Interval {
+        self + (-o)
+    }
+}
+
+/// `−a` (exact).
+impl std::ops::Neg for Interval {
+    type Output = Interval;
+    fn neg(self) -> Interval {
+        Interval {
+            lo: -self.hi,
+            hi: -self.lo,
+        }
+    }
+}
+
+/// `a · b` (all four end products, each rounded in the needed direction).
+impl std::ops::Mul for Interval {
+    type Output = Interval;
+    fn mul(self, o: Interval) -> Interval {
+        let ends = [
+            (self.lo, o.lo),
+            (self.lo, o.hi),
+            (self.hi, o.lo),
+            (self.hi, o.hi),
+        ];
+        Interval {
+            lo: ends
+                .iter()
+                .map(|&(x, y)| mul_dir(x, y, false))
+                .fold(f64::INFINITY, f64::min),
+            hi: ends
+                .iter()
+                .map(|&(x, y)| mul_dir(x, y, true))
+                .fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+}
+
+/// `a / b`; when `b` contains 0 the result is `[−∞, ∞]`.
+impl std::ops::Div for Interval {
+    type Output = Interval;
+    fn div(self, o: Interval) -> Interval {
+        if o.lo <= 0.0 && o.hi >= 0.0 {
+            return Interval::new(f64::NEG_INFINITY, f64::INFINITY);
+        }
+        let ends = [
+            (self.lo, o.lo),
+            (self.lo, o.hi),
+            (self.hi, o.lo),
+            (self.hi, o.hi),
+        ];
+        Interval {
+            lo: ends
+                .iter()
+                .map(|&(x, y)| div_dir(x, y, false))
+                .fold(f64::INFINITY, f64::min),
+            hi: ends
+                .iter()
+                .map(|&(x, y)| div_dir(x, y, true))
+                .fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+}
+
 /// Shorthand for [`Interval::point`].
 pub fn pt(x: f64) -> Interval {
     Interval::point(x)
@@ -330,6 +347,7 @@ pub fn sum_up(terms: impl IntoIterator<Item = f64>) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ops::{Add, Div};
 
     #[test]
     fn rounding_steps_are_outward() {

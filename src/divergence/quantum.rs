@@ -54,6 +54,9 @@ struct MaximalReduction {
     dmax: f64,
 }
 
+/// Diagonal Rényi-mean terms and the kept eigenvalues of `A_α` (see `Pair::sandwiched_parts`).
+type SandwichedParts = (Vec<(f64, f64)>, Vec<f64>);
+
 /// Overlaps `|⟨a_i|b_j⟩|²` at or below `(16 d ε)²` are rounding noise of the eigenvectors and are
 /// treated as exact zeros (orthogonal directions).
 fn overlap_cutoff(d: usize) -> f64 {
@@ -215,7 +218,7 @@ impl<'a> Pair<'a> {
 
     /// Eigenvalues `ν_k > τ_A` of `A_α = σ^{γ/2} ρ σ^{γ/2}` (on `supp σ`), `γ = (1−α)/α`
     /// (one values-only eigensolve), with the diagonal Rényi-mean terms of `Tr A_α / Tr ρ`.
-    fn sandwiched_parts(&self, alpha: f64) -> Result<(Vec<(f64, f64)>, Vec<f64>)> {
+    fn sandwiched_parts(&self, alpha: f64) -> Result<SandwichedParts> {
         let b = self.basis()?;
         let es = self.sigma.eigen();
         let gamma = (1.0 - alpha) / alpha;

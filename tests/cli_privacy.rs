@@ -97,69 +97,40 @@ fn cli_bad_input_exits_2() {
     assert_eq!(c, 2);
 }
 
+/// `qrenyi qzcdp <sub> --rho a --sigma b <extra…> --json`.
+fn qz(sub: &str, a: &str, b: &str, extra: &[&str]) -> (i32, Value) {
+    let mut args = vec!["qzcdp", sub, "--rho", a, "--sigma", b];
+    args.extend_from_slice(extra);
+    args.push("--json");
+    json(&args)
+}
+
 #[test]
 fn cli_qzcdp_check_and_fit() {
     let (a, b, c) = states();
-    let (code, v) = json(&["qzcdp", "fit", "--rho", &a, "--sigma", &b, "--json"]);
+    let (code, v) = qz("fit", &a, &b, &[]);
     assert_eq!(code, 0);
     let rho = v["zcdp_rho"].as_f64().unwrap();
     assert!((rho - 0.3760355174343863).abs() < 1e-6 && v["alpha"].as_f64() == Some(1.0));
     let r_up = format!("{}", rho * 1.01);
-    let (code, v) = json(&[
-        "qzcdp",
-        "check",
-        "--rho",
-        &a,
-        "--sigma",
-        &b,
-        "--xi",
-        "0",
-        "--zcdp-rho",
-        &r_up,
-        "--json",
-    ]);
+    let (code, v) = qz("check", &a, &b, &["--xi", "0", "--zcdp-rho", &r_up]);
     assert_eq!((code, v["holds"].as_bool()), (0, Some(true)));
     assert!(v["witness_alpha"].is_null() && v["margin"].as_f64().unwrap() >= 0.0);
-    let (code, v) = json(&[
-        "qzcdp",
-        "check",
-        "--rho",
-        &a,
-        "--sigma",
-        &b,
-        "--zcdp-rho",
-        "0.3",
-        "--json",
-    ]);
+    let (code, v) = qz("check", &a, &b, &["--zcdp-rho", "0.3"]);
     assert_eq!((code, v["holds"].as_bool()), (1, Some(false)));
     assert!(v["witness_alpha"].as_f64().unwrap() > 1.0 && v["margin"].as_f64().unwrap() < 0.0);
-    let (code, v) = json(&[
-        "qzcdp",
-        "check",
-        "--rho",
-        &a,
-        "--sigma",
-        &c,
-        "--zcdp-rho",
-        "5",
-        "--kind",
-        "maximal",
-        "--json",
-    ]);
+    let (code, v) = qz("check", &a, &c, &["--zcdp-rho", "5", "--kind", "maximal"]);
     assert_eq!(code, 1);
     assert_eq!(v["margin"], "-inf");
-    let (_, v) = json(&["qzcdp", "fit", "--rho", &a, "--sigma", &c, "--json"]);
+    let (_, v) = qz("fit", &a, &c, &[]);
     assert_eq!(v["zcdp_rho"], "inf");
-    let (_, v) = json(&[
-        "qzcdp", "fit", "--rho", &a, "--sigma", &b, "--kind", "petz", "--json",
-    ]);
+    let (_, v) = qz("fit", &a, &b, &["--kind", "petz"]);
     assert_eq!(v["warnings"].as_array().unwrap().len(), 1);
     let svg = std::env::temp_dir().join(format!("qrenyi-plot-{}.svg", std::process::id()));
     let s = svg.display().to_string();
-    let (code, _, err) = qrenyi(&[
-        "qzcdp", "fit", "--rho", &a, "--sigma", &b, "--xi", "0.05", "--plot", &s,
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let (code, v) = qz("fit", &a, &b, &["--xi", "0.05", "--plot", &s]);
+    assert_eq!(code, 0);
+    assert!(v["zcdp_rho"].as_f64().unwrap() > 0.3);
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg") && text.contains("polyline"));
 }

@@ -14,6 +14,48 @@ pub struct Args {
     cmd: Cmd,
 }
 
+/// Which side of the `(ε, δ)` trade-off is asked for: exactly one of `--epsilon` / `--delta`,
+/// plus `--json`. Shared by `convert` and `dp`.
+#[derive(clap::Args, Debug)]
+pub struct Target {
+    /// Give δ for this ε.
+    #[arg(
+        long,
+        conflicts_with = "delta",
+        required_unless_present = "delta",
+        allow_negative_numbers = true
+    )]
+    pub epsilon: Option<f64>,
+    /// Give ε for this δ.
+    #[arg(long, allow_negative_numbers = true)]
+    pub delta: Option<f64>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The requested conversion.
+pub enum Want {
+    /// δ at this ε.
+    DeltaAt(f64),
+    /// ε at this δ.
+    EpsilonAt(f64),
+}
+
+impl Target {
+    /// The requested conversion (clap enforces exactly one flag; the error covers a change there).
+    pub fn want(&self) -> Result<Want> {
+        match (self.epsilon, self.delta) {
+            (Some(e), _) => Ok(Want::DeltaAt(e)),
+            (None, Some(d)) => Ok(Want::EpsilonAt(d)),
+            (None, None) => Err(qrenyi::Error::Parse {
+                what: "arguments".into(),
+                reason: "give exactly one of --epsilon / --delta".into(),
+            }),
+        }
+    }
+}
+
 #[derive(clap::Subcommand, Debug)]
 enum Cmd {
     /// (ξ, ρ)-zCDP → (ε, δ): δ(ε) or ε(δ) optimised over α (seed 001, Corollary 2).
@@ -24,22 +66,11 @@ enum Cmd {
         /// zCDP offset ξ ≥ 0.
         #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
         xi: f64,
-        /// Give δ for this ε.
-        #[arg(
-            long,
-            conflicts_with = "delta",
-            required_unless_present = "delta",
-            allow_negative_numbers = true
-        )]
-        epsilon: Option<f64>,
-        /// Give ε for this δ.
-        #[arg(long, allow_negative_numbers = true)]
-        delta: Option<f64>,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        target: Target,
     },
-    /// (α, τ)-RDP → (ε, δ) (seed 001, Theorem 1.3 / Corollary 1).
+    /// (α, τ)-RDP → (ε, δ) (seed 001, Theorem 1.3 / Corollary 1; with --delta also the simpler
+    /// τ + ln(1/δ)/(α−1)).
     Rdp {
         /// Rényi order α > 1.
         #[arg(long, allow_negative_numbers = true)]
@@ -47,20 +78,8 @@ enum Cmd {
         /// RDP bound τ ≥ 0.
         #[arg(long, allow_negative_numbers = true)]
         tau: f64,
-        /// Give ε for this δ (Corollary 1, and the simpler τ + ln(1/δ)/(α−1)).
-        #[arg(
-            long,
-            conflicts_with = "epsilon",
-            required_unless_present = "epsilon",
-            allow_negative_numbers = true
-        )]
-        delta: Option<f64>,
-        /// Give δ for this ε.
-        #[arg(long, allow_negative_numbers = true)]
-        epsilon: Option<f64>,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        target: Target,
     },
 }
 
@@ -91,51 +110,29 @@ fn emit(json: bool, key: &str, c: &Converted, extra: &[(&str, f64)]) {
 /// Run `qrenyi convert`.
 pub fn run(args: &Args) -> Result<i32> {
     match &args.cmd {
-        Cmd::Zcdp {
-            rho,
-            xi,
-            epsilon,
-            delta,
-            json,
-        } => {
+        Cmd::Zcdp { rho, xi, target } => {
             let z = Zcdp::new(*xi, *rho)?;
-            match (epsilon, delta) {
-                (Some(e), _) => emit(*json, "delta", &zcdp_delta(z, *e)?, &[]),
-                (None, Some(d)) => emit(*json, "epsilon", &zcdp_epsilon(z, *d)?, &[]),
-                (None, None) => unreachable_args()?,
+            match target.want()? {
+                Want::DeltaAt(e) => emit(target.json, "delta", &zcdp_delta(z, e)?, &[]),
+                Want::EpsilonAt(d) => emit(target.json, "epsilon", &zcdp_epsilon(z, d)?, &[]),
             }
         }
-        Cmd::Rdp {
-            alpha,
-            tau,
-            delta,
-            epsilon,
-            json,
-        } => {
+        Cmd::Rdp { alpha, tau, target } => {
             let r = Rdp::new(*alpha, *tau)?;
             let at = |value| Converted {
                 value,
                 alpha: Some(*alpha),
             };
-            match (delta, epsilon) {
-                (Some(d), _) => emit(
-                    *json,
+            match target.want()? {
+                Want::EpsilonAt(d) => emit(
+                    target.json,
                     "epsilon",
-                    &at(rdp_epsilon(r, *d)?),
-                    &[("epsilon_simple", rdp_epsilon_simple(r, *d)?)],
+                    &at(rdp_epsilon(r, d)?),
+                    &[("epsilon_simple", rdp_epsilon_simple(r, d)?)],
                 ),
-                (None, Some(e)) => emit(*json, "delta", &at(rdp_delta(r, *e)?), &[]),
-                (None, None) => unreachable_args()?,
+                Want::DeltaAt(e) => emit(target.json, "delta", &at(rdp_delta(r, e)?), &[]),
             }
         }
     }
     Ok(0)
-}
-
-/// clap enforces exactly one of the two flags; this is the error if that ever changes.
-fn unreachable_args() -> Result<()> {
-    Err(qrenyi::Error::Parse {
-        what: "arguments".into(),
-        reason: "give exactly one of --epsilon / --delta".into(),
-    })
 }

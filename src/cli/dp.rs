@@ -1,6 +1,7 @@
 //! `qrenyi dp --rho A.npy --sigma B.npy (--epsilon E | --delta D) [--json]`: the quantum
 //! `(ε, δ)`-DP of a neighbouring pair (hockey-stick divergence, both orders).
 
+use super::convert::{Target, Want};
 use super::json_number;
 use super::qzcdp::PairArgs;
 use qrenyi::privacy::qzcdp::Neighbours;
@@ -12,20 +13,10 @@ use serde_json::json;
 pub struct Args {
     #[command(flatten)]
     pair: PairArgs,
-    /// δ(ε) = max(E_{e^ε}(ρ‖σ), E_{e^ε}(σ‖ρ)) at this ε.
-    #[arg(
-        long,
-        conflicts_with = "delta",
-        required_unless_present = "delta",
-        allow_negative_numbers = true
-    )]
-    epsilon: Option<f64>,
-    /// ε(δ): the smallest ε with δ(ε) ≤ this δ (bisection).
-    #[arg(long, allow_negative_numbers = true)]
-    delta: Option<f64>,
-    /// Print JSON.
-    #[arg(long)]
-    json: bool,
+    /// --epsilon E: δ(ε) = max(E_{e^ε}(ρ‖σ), E_{e^ε}(σ‖ρ)); --delta D: the smallest ε with
+    /// δ(ε) ≤ D (bisection).
+    #[command(flatten)]
+    target: Target,
 }
 
 /// Run `qrenyi dp`.
@@ -33,17 +24,11 @@ pub fn run(args: &Args) -> Result<i32> {
     let (rho, sigma) = args.pair.load()?;
     let nb = Neighbours::quantum(rho, sigma)?;
     let pure = nb.pure_epsilon()?;
-    let (eps, delta) = match (args.epsilon, args.delta) {
-        (Some(e), _) => (e, nb.delta(e)?),
-        (None, Some(d)) => (nb.epsilon(d)?.value, d),
-        (None, None) => {
-            return Err(qrenyi::Error::Parse {
-                what: "arguments".into(),
-                reason: "give --epsilon or --delta".into(),
-            })
-        }
+    let (eps, delta) = match args.target.want()? {
+        Want::DeltaAt(e) => (e, nb.delta(e)?),
+        Want::EpsilonAt(d) => (nb.epsilon(d)?.value, d),
     };
-    if args.json {
+    if args.target.json {
         println!(
             "{}",
             json!({

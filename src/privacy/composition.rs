@@ -8,7 +8,7 @@
 
 use super::conversion::cdp_epsilon;
 use super::rounding::{pt, Interval};
-use super::{check_delta, check_nonneg, ApproxDp, Qzcdp, RdpCurve, Zcdp};
+use super::{check_delta, check_nonneg, smallest_ok, ApproxDp, Qzcdp, RdpCurve, Zcdp};
 use crate::error::{Error, Result};
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
@@ -262,26 +262,10 @@ pub fn kov_epsilon(eps: f64, delta: f64, k: usize, delta_total: f64) -> Result<f
     check_delta("delta_total", delta_total)?;
     check_k(k)?;
     let t = KovTable::new(eps, delta, k);
-    if t.delta(0.0) <= delta_total {
-        return Ok(0.0);
-    }
-    let mut hi = pt(k as f64).mul(pt(eps)).hi;
-    if t.delta(hi) > delta_total {
-        return Ok(f64::INFINITY);
-    }
-    let mut lo = 0.0;
-    for _ in 0..200 {
-        let mid = lo + 0.5 * (hi - lo);
-        if mid <= lo || mid >= hi {
-            break;
-        }
-        if t.delta(mid) <= delta_total {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    Ok(hi)
+    // δ_total(ε_total) is nonincreasing; the bracket is [0, kε] (no expansion: cap = kε)
+    let top = pt(k as f64) * pt(eps);
+    let found = smallest_ok(0.0, top.hi, top.hi, |e| Ok(t.delta(e) <= delta_total))?;
+    Ok(found.unwrap_or(f64::INFINITY))
 }
 
 /// Kairouz–Oh–Viswanath 2015, Theorem 3.3 in its published grid form: the smallest

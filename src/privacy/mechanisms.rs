@@ -12,7 +12,7 @@
 
 use super::conversion::Converted;
 use super::rounding::{normal_cdf, pt, Interval};
-use super::{check_delta, check_nonneg, check_nonneg_or_inf, RdpCurve, Zcdp};
+use super::{check_delta, check_nonneg, check_nonneg_or_inf, smallest_ok, RdpCurve, Zcdp};
 use crate::error::{Error, Result};
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
@@ -38,33 +38,9 @@ pub trait Mechanism {
     }
 }
 
-/// Smallest `x ≥ lo` with `ok(x)` for a predicate monotone in `x` (false then true), by doubling
-/// and bisection; returns the upper end (`+∞` when `ok(1e6·max(1,lo))` is false).
+/// Smallest `x ≥ lo` with `ok(x)` (monotone predicate), `+∞` when none up to `1e6`.
 pub(crate) fn bisect_decreasing(lo: f64, ok: impl Fn(f64) -> Result<bool>) -> Result<f64> {
-    if ok(lo)? {
-        return Ok(lo);
-    }
-    let mut lo = lo;
-    let mut hi = lo.max(0.0) + 1.0;
-    while !ok(hi)? {
-        lo = hi;
-        hi *= 2.0;
-        if hi > 1e6 {
-            return Ok(f64::INFINITY);
-        }
-    }
-    for _ in 0..200 {
-        let mid = lo + 0.5 * (hi - lo);
-        if mid <= lo || mid >= hi {
-            break;
-        }
-        if ok(mid)? {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    Ok(hi)
+    Ok(smallest_ok(lo, lo.max(0.0) + 1.0, 1e6, ok)?.unwrap_or(f64::INFINITY))
 }
 
 fn check_rdp_order(alpha: f64) -> Result<()> {
@@ -134,35 +110,10 @@ impl Gaussian {
         let ok = |s: f64| -> Result<bool> {
             Ok(Gaussian::new(s, sensitivity)?.delta_interval(epsilon).hi <= delta)
         };
-        // σ scales with Δ: search σ/Δ from a tiny positive start
-        let mut lo = 1e-6 * sensitivity;
-        if ok(lo)? {
-            return Gaussian::new(lo, sensitivity);
-        }
-        let mut hi = sensitivity;
-        while !ok(hi)? {
-            lo = hi;
-            hi *= 2.0;
-            if hi > 1e12 * sensitivity {
-                return Err(Error::invalid(
-                    "delta",
-                    delta,
-                    "no σ below 1e12·Δ reaches this δ",
-                ));
-            }
-        }
-        for _ in 0..200 {
-            let mid = lo + 0.5 * (hi - lo);
-            if mid <= lo || mid >= hi {
-                break;
-            }
-            if ok(mid)? {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-        }
-        Gaussian::new(hi, sensitivity)
+        // σ scales with Δ: search from a tiny positive start, doubling from Δ
+        let sigma = smallest_ok(1e-6 * sensitivity, sensitivity, 1e12 * sensitivity, ok)?
+            .ok_or_else(|| Error::invalid("delta", delta, "no σ below 1e12·Δ reaches this δ"))?;
+        Gaussian::new(sigma, sensitivity)
     }
 
     /// `ε(δ)` of the zCDP view (the optimal conversion of `ρ = Δ²/(2σ²)`), for comparison with

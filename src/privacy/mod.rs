@@ -28,6 +28,41 @@ use crate::divergence::Family;
 use crate::error::{Error, Result};
 use std::ops::{Add, Mul};
 
+/// Smallest `x ≥ lo` with `ok(x)` for a predicate that is false then true (monotone): checks
+/// `lo`, doubles `hi` from `hi0` until `ok(hi)` (giving up with `None` once `hi > cap`), then
+/// bisects 200 times (or until the bracket is two adjacent floats) and returns the upper end,
+/// for which `ok` holds.
+pub(crate) fn smallest_ok(
+    lo: f64,
+    hi0: f64,
+    cap: f64,
+    ok: impl Fn(f64) -> Result<bool>,
+) -> Result<Option<f64>> {
+    if ok(lo)? {
+        return Ok(Some(lo));
+    }
+    let (mut lo, mut hi) = (lo, hi0);
+    while !ok(hi)? {
+        lo = hi;
+        hi *= 2.0;
+        if hi > cap || hi <= lo {
+            return Ok(None);
+        }
+    }
+    for _ in 0..200 {
+        let mid = lo + 0.5 * (hi - lo);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if ok(mid)? {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Ok(Some(hi))
+}
+
 /// Check `x` is a finite number `≥ 0`.
 pub(crate) fn check_nonneg(name: &str, x: f64) -> Result<()> {
     if x.is_finite() && x >= 0.0 {

@@ -23,7 +23,7 @@
 
 use super::conversion::Converted;
 use super::rounding::{pt, up_by};
-use super::{check_delta, check_nonneg, check_nonneg_or_inf, family_warning};
+use super::{check_delta, check_nonneg, check_nonneg_or_inf, family_warning, smallest_ok};
 use crate::divergence::{classical, renyi_mean, Family, Pair};
 use crate::error::{Error, Result};
 use crate::spectral::EPS;
@@ -644,36 +644,8 @@ impl Neighbours {
             });
         }
         let ok = |e: f64| self.delta(e).map(|d| d <= delta);
-        if ok(0.0)? {
-            return Ok(Converted {
-                value: 0.0,
-                alpha: None,
-            });
-        }
-        let (mut lo, mut hi) = (0.0, 1.0);
-        while !ok(hi)? {
-            lo = hi;
-            hi *= 2.0;
-            if hi > 700.0 {
-                return Ok(Converted {
-                    value: f64::INFINITY,
-                    alpha: None,
-                });
-            }
-        }
-        for _ in 0..200 {
-            let mid = lo + 0.5 * (hi - lo);
-            if mid <= lo || mid >= hi {
-                break;
-            }
-            if ok(mid)? {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-        }
         Ok(Converted {
-            value: hi,
+            value: smallest_ok(0.0, 1.0, 700.0, ok)?.unwrap_or(f64::INFINITY),
             alpha: None,
         })
     }

@@ -268,10 +268,10 @@ impl std::ops::Neg for Interval {
     }
 }
 
-/// `a · b` (all four end products, each rounded in the needed direction).
-impl std::ops::Mul for Interval {
-    type Output = Interval;
-    fn mul(self, o: Interval) -> Interval {
+impl Interval {
+    /// Apply a directed binary operation to the four end pairs: the minimum of the results
+    /// rounded down and the maximum rounded up (valid for `×` and `÷` away from a zero divisor).
+    fn corners(self, o: Interval, op: fn(f64, f64, bool) -> f64) -> Interval {
         let ends = [
             (self.lo, o.lo),
             (self.lo, o.hi),
@@ -281,13 +281,21 @@ impl std::ops::Mul for Interval {
         Interval {
             lo: ends
                 .iter()
-                .map(|&(x, y)| mul_dir(x, y, false))
+                .map(|&(x, y)| op(x, y, false))
                 .fold(f64::INFINITY, f64::min),
             hi: ends
                 .iter()
-                .map(|&(x, y)| mul_dir(x, y, true))
+                .map(|&(x, y)| op(x, y, true))
                 .fold(f64::NEG_INFINITY, f64::max),
         }
+    }
+}
+
+/// `a · b` (all four end products, each rounded in the needed direction).
+impl std::ops::Mul for Interval {
+    type Output = Interval;
+    fn mul(self, o: Interval) -> Interval {
+        self.corners(o, mul_dir)
     }
 }
 
@@ -298,22 +306,7 @@ impl std::ops::Div for Interval {
         if o.lo <= 0.0 && o.hi >= 0.0 {
             return Interval::new(f64::NEG_INFINITY, f64::INFINITY);
         }
-        let ends = [
-            (self.lo, o.lo),
-            (self.lo, o.hi),
-            (self.hi, o.lo),
-            (self.hi, o.hi),
-        ];
-        Interval {
-            lo: ends
-                .iter()
-                .map(|&(x, y)| div_dir(x, y, false))
-                .fold(f64::INFINITY, f64::min),
-            hi: ends
-                .iter()
-                .map(|&(x, y)| div_dir(x, y, true))
-                .fold(f64::NEG_INFINITY, f64::max),
-        }
+        self.corners(o, div_dir)
     }
 }
 
@@ -347,7 +340,7 @@ pub fn sum_up(terms: impl IntoIterator<Item = f64>) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::ops::{Add, Div};
+    use std::ops::{Add, Div, Mul};
 
     #[test]
     fn rounding_steps_are_outward() {
@@ -371,9 +364,19 @@ mod tests {
 
     #[test]
     fn rounding_encloses_simple_identities() {
-        // 0.1 + 0.2 in exact arithmetic on the stored doubles
+        // 0.1 + 0.2 (exactly 0.30000000000000001665…) rounds to 0.30000000000000004, above it
         let s = pt(0.1).add(pt(0.2));
-        assert!(s.lo < 0.1 + 0.2 && 0.1 + 0.2 < s.hi);
+        assert_eq!((s.lo, s.hi), (next_down(0.1 + 0.2), 0.1 + 0.2));
+        // exact operations are not widened
+        assert_eq!(pt(0.5).add(pt(0.25)), pt(0.75));
+        assert_eq!(pt(3.0).mul(pt(7.0)), pt(21.0));
+        assert_eq!(pt(1.0).div(pt(4.0)), pt(0.25));
+        assert_eq!(pt(9.0).sqrt(), pt(3.0));
+        // 1/3 rounds down (0.3333…3148 < 1/3), √2 rounds up (1.41421356237309514… > √2)
+        let t = pt(1.0).div(pt(3.0));
+        assert_eq!((t.lo, t.hi), (1.0 / 3.0, next_up(1.0 / 3.0)));
+        let r = pt(2.0).sqrt();
+        assert_eq!((r.lo, r.hi), (next_down(2f64.sqrt()), 2f64.sqrt()));
         let l = pt(std::f64::consts::E).ln();
         assert!(l.contains(1.0));
         let m = Interval::new(-2.0, 3.0).mul(Interval::new(-5.0, 1.0));

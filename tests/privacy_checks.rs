@@ -6,7 +6,7 @@ use qrenyi::privacy::composition::{
 };
 use qrenyi::privacy::conversion::{
     cdp_delta, pure_to_qzcdp, pure_to_tcdp, rdp_epsilon, tcdp_to_mcdp, tcdp_to_pure, tcdp_to_zcdp,
-    zcdp_delta, zcdp_epsilon, zcdp_to_tcdp,
+    tradeoff_theorem21, zcdp_delta, zcdp_epsilon, zcdp_to_tcdp,
 };
 use qrenyi::privacy::quantum_mechanism::{
     Depolarizing, Neighbourhood, Objective, QuantumMechanism, SearchOptions,
@@ -352,4 +352,26 @@ fn bad_input_is_a_typed_error() {
             &SearchOptions::default()
         )
         .is_err());
+}
+
+#[test]
+fn tradeoff_theorem21_corrected_is_sound_and_the_printed_one_is_not() {
+    use qrenyi::privacy::mechanisms::{Mechanism, RandomizedResponse};
+    for (e, d) in [(0.5, 1e-6), (1.0, 1e-3), (0.1, 1e-9), (2.0, 0.01)] {
+        // exact ε(δ) of randomized response (a pair with D_∞ = ε both ways)
+        let exact = RandomizedResponse::new(e).unwrap().epsilon(d).unwrap();
+        let bound = tradeoff_theorem21(e, d).unwrap();
+        assert!(bound >= exact, "ε = {e}, δ = {d}: {bound} < {exact}");
+        assert!(bound <= e);
+        assert!(
+            qrenyi::privacy::conversion::cdp_epsilon(e * e / 2.0, d).unwrap()
+                <= bound * (1.0 + 1e-12)
+                || bound == e
+        );
+    }
+    // the seed's printed value ½ε²(1 + ε/√(2 ln 1/δ)) undercuts the exact ε(δ): false as printed
+    let (e, d) = (0.5f64, 1e-6f64);
+    let printed = 0.5 * e * e * (1.0 + e / (2.0 * (1.0 / d).ln()).sqrt());
+    let exact = RandomizedResponse::new(e).unwrap().epsilon(d).unwrap();
+    assert!(printed < exact, "{printed} vs {exact}");
 }

@@ -313,6 +313,23 @@ pub fn bounded_divergence_tight(epsilon: f64, alpha: f64) -> Result<f64> {
     RandomizedResponse::new(epsilon)?.rdp(alpha)
 }
 
+/// Seed 000 Theorem 21 (trade-off δ/ε), corrected: if `D_∞(P‖Q) ≤ ε` and `D_∞(Q‖P) ≤ ε` then
+/// `D_∞^δ(P‖Q) ≤ ½ε² + ε√(2 ln(1/δ))` (and trivially `≤ ε`; the minimum is returned, rounded up).
+/// Proof: Lemma 19 `D_∞^δ ≤ D_α + ln(1/δ)/(α−1)` with `D_α ≤ ½ε²α` (Theorem 7), minimised at
+/// `α = 1 + √(2 ln(1/δ))/ε`. The seed's printed optimum `(α−1)² = ε²/(2 ln(1/δ))` is inverted and
+/// its value `½ε²(1 + ε/√(2 ln(1/δ)))` is false (randomized response violates it, see
+/// `docs/privacy.md` "tradeoff_theorem21"). [`cdp_epsilon`]`(ε²/2, δ)` is never looser.
+pub fn tradeoff_theorem21(epsilon: f64, delta: f64) -> Result<f64> {
+    check_nonneg("epsilon", epsilon)?;
+    check_delta("delta", delta)?;
+    if delta == 0.0 || delta >= 1.0 {
+        return Ok(if delta >= 1.0 { 0.0 } else { epsilon });
+    }
+    let e = pt(epsilon);
+    let root = (pt(2.0) * -pt(delta).ln()).sqrt();
+    Ok((pt(0.5) * e * e + e * root).hi.min(epsilon))
+}
+
 /// Pure `ε`-DP ⇒ `(0, ½ε²)`-zCDP (seed 000 Theorem 7 / Bun–Steinke 2016 Prop. 3.3), `ρ` rounded
 /// up.
 pub fn pure_to_zcdp(p: PureDp) -> Zcdp {

@@ -32,7 +32,8 @@ use std::cell::OnceCell;
 pub struct Pair<'a> {
     rho: &'a DensityMatrix,
     sigma: &'a DensityMatrix,
-    basis: OnceCell<SigmaBasis>,
+    /// Boxed: keeps `Pair` small (it is stored by value in enums elsewhere).
+    basis: OnceCell<Box<SigmaBasis>>,
     /// `ρ' = V_σ† ρ V_σ = (W Λ^{1/2})(W Λ^{1/2})†` (one zherk).
     rho_in_basis: OnceCell<Array2<Complex64>>,
     nussbaum_szkola: OnceCell<Vec<(f64, f64)>>,
@@ -56,10 +57,28 @@ struct MaximalReduction {
     dmax: f64,
 }
 
+/// Rényi-mean terms `(w_i, L_i)`.
+type Terms = Vec<(f64, f64)>;
+
 /// Overlaps `|⟨a_i|b_j⟩|²` at or below `(16 d ε)²` are rounding noise of the eigenvectors and are
 /// treated as exact zeros (orthogonal directions).
 fn overlap_cutoff(d: usize) -> f64 {
     (16.0 * d as f64 * EPS).powi(2)
+}
+
+/// The eigenvalues of an operator of known rank `r`: the `r` largest of the computed ascending
+/// `values`, keeping only those above `floor` (and above 0).
+///
+/// When `supp ρ ⊆ supp σ`, `A_α = D^{γ/2} ρ'_ss D^{γ/2}` and `T = D^{−1/2} ρ'_ss D^{−1/2}` have
+/// exactly `rank ρ` nonzero eigenvalues, and genuinely small ones (products of small eigenvalues
+/// of ρ and σ, e.g. in tensor products) can lie far below `ε‖A‖`: keeping the top `rank ρ` is
+/// exact structure, where a threshold relative to `‖A‖` would drop them and bias `Σ ν^α` for α < 1.
+fn top_rank(values: &[f64], r: usize, floor: f64) -> Vec<f64> {
+    values[values.len().saturating_sub(r)..]
+        .iter()
+        .copied()
+        .filter(|&x| x > floor.max(0.0))
+        .collect()
 }
 
 /// Normalise weights to sum to one (dropping zero weights).
@@ -132,12 +151,14 @@ impl<'a> Pair<'a> {
             })
             .sum();
         let supported = leakage <= zero_threshold(self.rho.dim(), er.max_value());
-        Ok(self.basis.get_or_init(|| SigmaBasis {
-            w,
-            support,
-            kernel,
-            leakage,
-            supported,
+        Ok(self.basis.get_or_init(|| {
+            Box::new(SigmaBasis {
+                w,
+                support,
+                kernel,
+                leakage,
+                supported,
+            })
         }))
     }
 
@@ -175,6 +196,7 @@ impl<'a> Pair<'a> {
         for i in er.support() {
             let li = er.values()[i];
             let ln_li = li.ln();
+            // O_ij = |⟨a_i|b_j⟩|² = |W_ji|²
             for (z, ln_mj) in b.w.column(i).iter().zip(&ln_mu) {
                 let o = z.norm_sqr();
                 if o <= cut {
@@ -202,10 +224,11 @@ impl<'a> Pair<'a> {
         let total: f64 = rho.diag().iter().map(|z| z.re.max(0.0)).sum();
         let inv_sqrt: Vec<f64> = s.iter().map(|&j| es.clamped(j).powf(-0.5)).collect();
         let n = s.len();
+        let scaled = |m: &dyn Fn(usize, usize) -> Complex64| {
+            Array2::from_shape_fn((n, n), |(a, c)| m(a, c) * (inv_sqrt[a] * inv_sqrt[c]))
+        };
         let t = if b.supported || k.is_empty() {
-            Array2::from_shape_fn((n, n), |(a, c)| {
-                rho[[s[a], s[c]]] * (inv_sqrt[a] * inv_sqrt[c])
-            })
+            scaled(&|a, c| rho[[s[a], s[c]]])
         } else {
             // absolutely continuous part of ρ with respect to σ (Schur complement), as ρ leaks
             let rho_ss = rho.select(Axis(0), s).select(Axis(1), s);
@@ -214,17 +237,27 @@ impl<'a> Pair<'a> {
             let ekk = crate::spectral::Eigen::compute(rho_kk.view(), backend)?;
             let pinv = ekk.power(-1.0);
             let rho_ac = rho_ss - rho_sk.dot(&pinv).dot(&dagger(&rho_sk.view()));
-            Array2::from_shape_fn((n, n), |(a, c)| {
-                rho_ac[[a, c]] * (inv_sqrt[a] * inv_sqrt[c])
-            })
+            scaled(&|a, c| rho_ac[[a, c]])
         };
         let (tv, vecs) = backend.eigh(t.view())?;
         let tmax = tv.iter().copied().fold(0.0, f64::max);
         let thr = zero_threshold(n, tmax);
+        // When ρ leaks out of supp σ, ρ_ac is a difference of O(1) terms: mass w_k t_k below ρ's own
+        // zero threshold is cancellation noise, not absolutely continuous weight.
+        let mass_thr = if b.supported {
+            0.0
+        } else {
+            zero_threshold(self.rho.dim(), self.rho.eigen().max_value())
+        };
+        let keep_from = if b.supported {
+            n.saturating_sub(self.rho.rank())
+        } else {
+            0
+        };
         let mut terms = Vec::with_capacity(n + 1);
         let mut ac_mass = 0.0;
         for (kk, &tk) in tv.iter().enumerate() {
-            if tk <= thr {
+            if kk < keep_from || tk <= 0.0 || (!b.supported && tk <= thr) {
                 continue;
             }
             let wk: f64 = vecs
@@ -233,6 +266,9 @@ impl<'a> Pair<'a> {
                 .zip(s)
                 .map(|(z, &j)| es.clamped(j) * z.norm_sqr())
                 .sum();
+            if wk * tk <= mass_thr {
+                continue;
+            }
             ac_mass += wk * tk;
             terms.push((wk * tk, tk.ln()));
         }
@@ -250,9 +286,15 @@ impl<'a> Pair<'a> {
         }))
     }
 
-    /// Eigenvalues `ν_k > τ_A` of `A_α = σ^{γ/2} ρ σ^{γ/2}` (on `supp σ`), `γ = (1−α)/α`
-    /// (one values-only eigensolve), with the diagonal Rényi-mean terms of `Tr A_α / Tr ρ`.
-    fn sandwiched_parts(&self, alpha: f64) -> Result<(Vec<(f64, f64)>, Vec<f64>)> {
+    /// Nonzero eigenvalues `ν_k` of `A_α = σ^{γ/2} ρ σ^{γ/2}` (on `supp σ`), `γ = (1−α)/α`, with
+    /// the diagonal Rényi-mean terms of `Tr A_α / Tr ρ`.
+    ///
+    /// α > 1: one values-only eigensolve of `A_α` in σ's eigenbasis (the fast path; small ν do not
+    /// matter since they enter as `ν^α`). α < 1: `ν = s²` with `s` the singular values of
+    /// `B = σ^{γ/2} ρ^{1/2}`, because `Σ ν^α` with α < 1 magnifies the absolute error of small
+    /// eigenvalues, and the SVD of `B` resolves `√ν` to absolute accuracy `ε‖B‖` instead of `ν` to
+    /// `ε‖A‖` (e.g. `D̃_½(ρ‖ρ)` is then `O(ε)` even when ρ has eigenvalues `≈ 1e-9`).
+    fn sandwiched_parts(&self, alpha: f64) -> Result<(Terms, Vec<f64>)> {
         let b = self.basis()?;
         let rho = self.rho_in_basis()?;
         let es = self.sigma.eigen();
@@ -260,11 +302,36 @@ impl<'a> Pair<'a> {
         let s = &b.support;
         let scale: Vec<f64> = s.iter().map(|&j| es.clamped(j).powf(gamma / 2.0)).collect();
         let n = s.len();
-        let a = Array2::from_shape_fn((n, n), |(x, y)| rho[[s[x], s[y]]] * (scale[x] * scale[y]));
-        let nu = self.rho.backend().eigvalsh(a.view())?;
-        let smax = scale.iter().fold(0.0f64, |m, &x| m.max(x * x));
-        let thr = zero_threshold(n, self.rho.eigen().max_value() * smax);
-        let kept: Vec<f64> = nu.iter().copied().filter(|&x| x > thr).collect();
+        let backend = self.rho.backend();
+        let kept: Vec<f64> = if alpha < 1.0 {
+            // ν = s², s the singular values of B = σ^{γ/2} ρ^{1/2} = D_s^{γ/2} (V†W)[s, supp ρ] Λ^{1/2}
+            let er = self.rho.eigen();
+            let rs = er.support();
+            let u = &b.w;
+            let root: Vec<f64> = rs.iter().map(|&i| er.values()[i].sqrt()).collect();
+            let bm = Array2::from_shape_fn((n, rs.len()), |(x, y)| {
+                u[[s[x], rs[y]]] * (scale[x] * root[y])
+            });
+            let sv = backend.singular_values(bm.view())?;
+            let smax = scale.iter().fold(0.0f64, |m, &x| m.max(x));
+            let floor = if b.supported {
+                0.0
+            } else {
+                zero_threshold(n, er.max_value().sqrt() * smax)
+            };
+            sv.iter().filter(|&&x| x > floor).map(|x| x * x).collect()
+        } else {
+            let a =
+                Array2::from_shape_fn((n, n), |(x, y)| rho[[s[x], s[y]]] * (scale[x] * scale[y]));
+            let nu = backend.eigvalsh(a.view())?;
+            let smax = scale.iter().fold(0.0f64, |m, &x| m.max(x * x));
+            let thr = zero_threshold(n, self.rho.eigen().max_value() * smax);
+            top_rank(
+                nu.as_slice().unwrap_or(&[]),
+                self.rho.rank(),
+                if b.supported { 0.0 } else { thr },
+            )
+        };
         let mut diag: Vec<(f64, f64)> = s
             .iter()
             .map(|&j| (rho[[j, j]].re.max(0.0), -es.clamped(j).ln() / alpha))

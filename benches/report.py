@@ -1,14 +1,26 @@
 #!/usr/bin/env python3
-"""Collect criterion medians into one JSON file and print them as a table.
+"""Turn benchmark results into the generated tables of docs/PERFORMANCE.md.
 
-Usage: python3 benches/report.py [CRITERION_DIR] [--json OUT.json] [--filter SUBSTRING]
+  python3 benches/report.py criterion [DIR]            print criterion medians (DIR defaults to
+                                                        $CARGO_TARGET_DIR/criterion or target/criterion)
+  python3 benches/report.py doc DOC [--criterion DIR] [--peers QRENYI.json PYTHON.json]
+                                                        rewrite the generated blocks of DOC
 
-CRITERION_DIR defaults to $CARGO_TARGET_DIR/criterion, else target/criterion. Each benchmark's
-median (criterion's `median.point_estimate`, nanoseconds) is read from `new/estimates.json`.
+Generated blocks sit between `<!-- NAME:begin -->` and `<!-- NAME:end -->` markers; the text
+around them is written by hand. `doc` exits with status 1 if the peers disagree numerically.
+Medians are criterion's `median.point_estimate` (ns) for the criterion benches and the median of
+7 repeats for the peer timings.
 """
 import json
 import os
+import platform
+import re
+import subprocess
 import sys
+import time
+
+# relative agreement required of each peer implementation with qrenyi
+TOLERANCE = {"numpy-eigh": 1e-9, "scipy-fmp": 1e-7, "scipy-logm": 1e-7, "qutip": 1e-9, "toqito": 1e-6}
 
 
 def collect(root):
@@ -20,12 +32,7 @@ def collect(root):
             meta = json.load(f)
         with open(os.path.join(dirpath, "estimates.json")) as f:
             est = json.load(f)
-        out[meta["full_id"]] = {
-            "median_ns": est["median"]["point_estimate"],
-            "lo_ns": est["median"]["confidence_interval"]["lower_bound"],
-            "hi_ns": est["median"]["confidence_interval"]["upper_bound"],
-            "throughput": meta.get("throughput"),
-        }
+        out[meta["full_id"]] = est["median"]["point_estimate"]
     return out
 
 
@@ -36,20 +43,152 @@ def fmt(ns):
     return f"{ns:.3g} ns"
 
 
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def dims_of(data, prefix):
+    ds = {int(m.group(1)) for k in data for m in [re.match(prefix + r"/d=(\d+)/", k)] if m}
+    return sorted(ds)
+
+
+def criterion_md(data):
+    out = []
+    # spectral
+    names = sorted({k.split("/", 2)[2] for k in data if k.startswith("spectral/")})
+    if names:
+        rows = []
+        for d in dims_of(data, "spectral"):
+            rows.append([d] + [fmt(data[f"spectral/d={d}/{n}"]) if f"spectral/d={d}/{n}" in data else "—" for n in names])
+        out.append("#### Spectral kernels (median per call)\n\n" + table(["d"] + names, rows))
+    # divergences vs floor
+    quantities = ["petz", "umegaki", "sandwiched", "maximal", "hockey_stick", "validate"]
+    rows = []
+    for d in dims_of(data, "divergence"):
+        row = [d]
+        for q in quantities:
+            c, f = data.get(f"divergence/d={d}/{q}/call"), data.get(f"divergence/d={d}/{q}/floor")
+            row.append(f"{fmt(c)} / {fmt(f)} = **{c / f:.2f}×**" if c and f else "—")
+        rows.append(row)
+    if rows:
+        out.append("#### Divergence call / its floor (median; ratio = time / floor)\n\n"
+                   + table(["d"] + quantities, rows))
+    # curves
+    rows = []
+    for d in dims_of(data, "curve"):
+        row = [d]
+        for q in ["petz", "sandwiched", "maximal"]:
+            c, s = data.get(f"curve/d={d}/{q}/curve64"), data.get(f"curve/d={d}/{q}/single64")
+            row.append(f"{fmt(c)} / {fmt(s)} = **1/{s / c:.1f}**" if c and s else "—")
+        rows.append(row)
+    if rows:
+        out.append("#### 64-order α-curve / 64 single calls (median)\n\n"
+                   + table(["d", "petz", "sandwiched", "maximal"], rows))
+    # batch throughput
+    rows = []
+    for d in dims_of(data, "batch"):
+        n = 64 if d >= 64 else 1024
+        row = [d]
+        for q in ["petz", "sandwiched", "maximal"]:
+            b, l = data.get(f"batch/d={d}/{q}/batch"), data.get(f"batch/d={d}/{q}/loop")
+            row.append(f"{n / b * 1e9:,.0f} / {n / l * 1e9:,.0f}" if b and l else "—")
+        v = data.get(f"batch/d={d}/validate/batch")
+        row.append(f"{n / v * 1e9:,.0f}" if v else "—")
+        rows.append(row)
+    if rows:
+        out.append("#### Many pairs: throughput in pairs per second, `batch::renyi` / plain loop "
+                   "(validated states; last column: `batch::states`, matrices per second)\n\n"
+                   + table(["d", "petz", "sandwiched", "maximal", "validate"], rows))
+    # any other group (privacy, kernel, …)
+    other = sorted(k for k in data if k.split("/")[0] not in ("spectral", "divergence", "curve", "batch"))
+    if other:
+        out.append("#### Other benches (median)\n\n" + table(["bench", "median"], [[k, fmt(data[k])] for k in other]))
+    return "\n\n".join(out)
+
+
+def peers_md(qr, py):
+    rows, worst, failures = [], {}, []
+    for d in sorted(qr["results"], key=int):
+        qres, pres = qr["results"][d], py["results"].get(d, {})
+        quantities = sorted({k.split("/")[0] for k in qres})
+        for q in quantities:
+            ours, call = qres[f"{q}/qrenyi"], qres[f"{q}/qrenyi-call"]["median_s"]
+            peers = sorted(k for k in pres if k.startswith(q + "/"))
+            cells = []
+            for k in peers:
+                name = k.split("/")[1]
+                dev = max(abs(a - b) / max(abs(a), abs(b), 1e-300)
+                          for a, b in zip(ours["values"], pres[k]["values"]))
+                worst[k] = max(worst.get(k, 0.0), dev)
+                if dev > TOLERANCE.get(name, 1e-9):
+                    failures.append(f"d={d} {k}: relative deviation {dev:.2e}")
+                t = pres[k]["median_s"]
+                cells.append(f"{name} {fmt(t * 1e9)} (**{t / ours['median_s']:.1f}×**)")
+            rows.append([d, q, fmt(ours["median_s"] * 1e9), fmt(call * 1e9), "; ".join(cells) or "—"])
+    md = table(["d", "quantity", "qrenyi (from raw matrices)", "qrenyi call (validated states)",
+                "peers: median per pair (peer time / qrenyi time)"], rows)
+    agree = table(["peer", "largest relative deviation from qrenyi", "tolerance"],
+                  [[k, f"{v:.1e}", f"{TOLERANCE.get(k.split('/')[1], 1e-9):.0e}"] for k, v in sorted(worst.items())])
+    return md + "\n\nAgreement (checked before any time is reported):\n\n" + agree, failures
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=30).stdout.strip()
+    except Exception:  # noqa: BLE001 - best effort
+        return "?"
+
+
+def machine_md(qr, py):
+    model = sh("lscpu | sed -n 's/^Model name: *//p'")
+    blas = sh("ls /usr/lib/x86_64-linux-gnu/ | grep -o 'libopenblasp-r[0-9.]*[0-9]' | head -1")
+    vm = sh("lscpu | grep -q '^Hypervisor' && echo virtual machine") or "bare metal"
+    rows = [
+        ["CPU", f"{model}, {os.cpu_count()} logical CPUs ({vm})"],
+        ["OS", f"{platform.system()} {platform.release()}"],
+        ["rustc", sh("rustc --version")],
+        ["OpenBLAS (qrenyi)", f"{blas}, core `{qr.get('blas_core')}`, {qr.get('blas_threads')} threads"],
+        ["Python peers", ", ".join(f"{k} {v}" for k, v in py.get("versions", {}).items())],
+        ["measured", time.strftime("%Y-%m-%d %H:%M %Z") + f"; load average before the run: {os.getloadavg()[0]:.1f}"],
+    ]
+    return table(["", ""], rows)
+
+
+def replace_block(text, name, body):
+    pat = re.compile(rf"(<!-- {name}:begin -->\n).*?(<!-- {name}:end -->)", re.S)
+    if not pat.search(text):
+        text += f"\n<!-- {name}:begin -->\n<!-- {name}:end -->\n"
+    return pat.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text)
+
+
 def main(argv):
-    args = [a for a in argv if not a.startswith("--")]
-    opts = dict(zip(argv[::1], argv[1::1]))
-    default = os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "criterion")
-    root = args[0] if args and args[0] not in opts.values() else default
-    data = collect(root)
-    if "--json" in opts:
-        with open(opts["--json"], "w") as f:
-            json.dump(data, f, indent=1, sort_keys=True)
-    flt = opts.get("--filter", "")
-    for key in sorted(data):
-        if flt in key:
-            print(f"{key}\t{fmt(data[key]['median_ns'])}")
+    if not argv or argv[0] == "criterion":
+        root = argv[1] if len(argv) > 1 else os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "criterion")
+        for k, v in sorted(collect(root).items()):
+            print(f"{k}\t{fmt(v)}")
+        return 0
+    if argv[0] != "doc":
+        sys.exit(__doc__)
+    doc = argv[1]
+    text = open(doc).read() if os.path.exists(doc) else "# Performance\n"
+    status = 0
+    if "--criterion" in argv:
+        text = replace_block(text, "criterion", criterion_md(collect(argv[argv.index("--criterion") + 1])))
+    if "--peers" in argv:
+        i = argv.index("--peers")
+        qr, py = (json.load(open(p)) for p in argv[i + 1:i + 3])
+        md, failures = peers_md(qr, py)
+        if failures:
+            print("peers disagree with qrenyi:\n  " + "\n  ".join(failures), file=sys.stderr)
+            status = 1
+        text = replace_block(text, "peers", md)
+        text = replace_block(text, "machine", machine_md(qr, py))
+    with open(doc, "w") as f:
+        f.write(text)
+    return status
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))

@@ -4,6 +4,7 @@
 //! * [`Pair`]: a pair of density matrices with every α-independent step cached, so that an α-curve
 //!   ([`Pair::curve`]) costs one set of decompositions plus the per-α work below.
 //! * [`Family`]: the three quantum Rényi families, for code that is generic over them.
+//! * [`batch`]: many pairs at once, in parallel (rayon across small pairs).
 //!
 //! Conventions (written once in `docs/conventions.md`): for unnormalised arguments
 //! `D_α(ρ‖σ) = (1/(α−1)) ln(Q_α(ρ‖σ)/Tr ρ)`; +∞ when `supp ρ ⊄ supp σ` for α > 1 (and for the
@@ -15,6 +16,7 @@
 //! `R_α(w, L) = (1/(α−1)) ln Σ_i w_i e^{(α−1) L_i}` (`Σ w_i = 1`), evaluated by [`renyi_mean`]
 //! without cancellation near α = 1 and without overflow at large α.
 
+pub mod batch;
 pub mod classical;
 mod quantum;
 

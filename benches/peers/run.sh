@@ -1,0 +1,27 @@
+#!/bin/sh
+# The peer comparison in one command (see docs/PERFORMANCE.md, "Rerun"):
+#   benches/peers/run.sh
+# 1. creates benches/peers/.venv (gitignored) and installs numpy, scipy, QuTiP and toqito from PyPI;
+# 2. writes seeded random state pairs as .npy files (benches/peers/data, gitignored);
+# 3. times qrenyi in-process on those files (examples/peer_timing.rs, release build) and the Python
+#    implementations (benches/peers/peers.py) under the same environment;
+# 4. checks that every implementation agrees with qrenyi, then writes the machine and peers tables
+#    of docs/PERFORMANCE.md (benches/report.py). Exit status 1 if any implementation disagrees.
+# OPENBLAS_CORETYPE and OPENBLAS_NUM_THREADS, when set, apply to both sides (NumPy's bundled
+# OpenBLAS reads them too); unset, each library picks its own kernels and uses every core.
+set -eu
+cd "$(dirname "$0")/../.."
+PEERS=benches/peers
+VENV=$PEERS/.venv
+DATA=$PEERS/data
+OUT=$PEERS/results
+if [ ! -x "$VENV/bin/python" ]; then
+  python3 -m venv "$VENV"
+fi
+"$VENV/bin/pip" install --quiet --disable-pip-version-check numpy scipy qutip toqito
+mkdir -p "$DATA" "$OUT"
+"$VENV/bin/python" "$PEERS/peers.py" inputs "$DATA"
+cargo run --quiet --release --example peer_timing -- "$DATA" > "$OUT/qrenyi.json"
+"$VENV/bin/python" "$PEERS/peers.py" time "$DATA" "$OUT/python.json"
+python3 benches/report.py doc docs/PERFORMANCE.md --peers "$OUT/qrenyi.json" "$OUT/python.json"
+echo "wrote docs/PERFORMANCE.md (raw results in $OUT/)"

@@ -1,0 +1,63 @@
+//! Peak memory of one divergence (docs/PERFORMANCE.md, "Peak memory").
+//!
+//! `peak_memory D FAMILY` builds two seeded random states of dimension `D`, then computes one
+//! divergence of FAMILY (`petz`, `sandwiched`, `maximal`, `hockey`) at α = 2 (γ = e), or nothing
+//! for `none` (the baseline: inputs and validated states only).
+//!
+//! Two measurements:
+//! * printed: the peak of the Rust heap *during the divergence* above the heap in use before it,
+//!   in complex d×d buffers (`bytes / 16d²`), from a counting global allocator. LAPACK's work
+//!   arrays are allocated on the Rust side, so they are counted; OpenBLAS's own fixed buffers are not.
+//! * with `/usr/bin/time -v`: the process's peak RSS. Building and validating the two states (one
+//!   full eigendecomposition each) has its own peak, so `(peak RSS − baseline peak RSS) / (16·d²)`
+//!   only shows the part of the divergence's peak above it.
+//!
+//! `cargo build --release --example peak_memory && /usr/bin/time -v target/release/examples/peak_memory 1024 sandwiched`
+
+use qrenyi::divergence::{Family, Pair};
+use qrenyi::state::DensityMatrix;
+use rand::SeedableRng;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+/// The system allocator, counting bytes in use and their high-water mark.
+struct Counting;
+static IN_USE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards every call to the system allocator unchanged; only counts sizes.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let now = IN_USE.fetch_add(l.size(), Relaxed) + l.size();
+        PEAK.fetch_max(now, Relaxed);
+        System.alloc(l)
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        IN_USE.fetch_sub(l.size(), Relaxed);
+        System.dealloc(p, l)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn main() -> qrenyi::Result<()> {
+    let mut args = std::env::args().skip(1);
+    let d: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(1024);
+    let what = args.next().unwrap_or_else(|| "sandwiched".into());
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let rho = DensityMatrix::random_hilbert_schmidt(d, d, &mut rng)?;
+    let sigma = DensityMatrix::random_hilbert_schmidt(d, d, &mut rng)?;
+    let before = IN_USE.load(Relaxed);
+    PEAK.store(before, Relaxed);
+    let pair = Pair::new(&rho, &sigma)?;
+    let value = match what.as_str() {
+        "none" => 0.0,
+        "hockey" => pair.hockey_stick(std::f64::consts::E)?,
+        family => pair.renyi(family.parse::<Family>()?, 2.0)?,
+    };
+    let extra = (PEAK.load(Relaxed) - before) as f64 / (16.0 * (d * d) as f64);
+    drop(pair);
+    println!("{what} d={d}: value {value}, Rust-heap peak during the call: {extra:.2} complex d×d buffers");
+    Ok(())
+}

@@ -1,0 +1,172 @@
+//! Many pairs at once: validation and divergences of a slice of inputs, in parallel.
+//!
+//! **Thread policy** (docs/PERFORMANCE.md): parallelism goes to one level only, so that two cores
+//! are never oversubscribed.
+//!
+//! * Small matrices (`d <` [`PARALLEL_BELOW`]): one pair per rayon task, BLAS pinned to one thread
+//!   for the duration of the call ([`crate::spectral::set_blas_threads`]) and restored afterwards.
+//!   At these sizes a LAPACK call is dominated by fixed per-call costs that BLAS threads cannot
+//!   split, so the only speed-up available is running pairs side by side.
+//! * Large matrices: the pairs run one after the other and BLAS keeps its threads, which split each
+//!   `O(d³)` product and eigensolve.
+//!
+//! Each pair's result is independent: one invalid pair yields its own `Err` and does not stop the
+//! others. Results come back in input order and equal those of the one-pair API exactly (the same
+//! code runs on each pair).
+//!
+//! ```
+//! use qrenyi::divergence::{batch, Family};
+//! use qrenyi::state::DensityMatrix;
+//! let pairs = vec![
+//!     (DensityMatrix::diagonal(&[0.7, 0.3])?, DensityMatrix::maximally_mixed(2)?),
+//!     (DensityMatrix::diagonal(&[1.0, 0.0])?, DensityMatrix::diagonal(&[0.0, 1.0])?),
+//! ];
+//! let d2 = batch::renyi(&pairs, Family::Sandwiched, 2.0);
+//! assert!((d2[0].as_ref().unwrap() - (2f64.ln() + 0.58f64.ln())).abs() < 1e-14);
+//! assert_eq!(*d2[1].as_ref().unwrap(), f64::INFINITY); // orthogonal supports
+//! # Ok::<(), qrenyi::Error>(())
+//! ```
+
+use super::{Family, Pair};
+use crate::error::Result;
+use crate::spectral::{blas_threads, set_blas_threads};
+use crate::state::DensityMatrix;
+use ndarray::Array2;
+use num_complex::Complex64;
+use rayon::prelude::*;
+
+/// Dimension from which a batch runs sequentially with multi-threaded BLAS instead of rayon
+/// across pairs (measured crossover, see docs/PERFORMANCE.md "Thread policy").
+pub const PARALLEL_BELOW: usize = 128;
+
+/// Run `f` on every item: rayon with single-threaded BLAS when `dim < PARALLEL_BELOW`, otherwise
+/// a sequential loop with BLAS's own threads.
+fn run<T: Sync, R: Send>(items: &[T], dim: usize, f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    if dim >= PARALLEL_BELOW || items.len() < 2 {
+        return items.iter().map(f).collect();
+    }
+    let saved = blas_threads();
+    set_blas_threads(1);
+    let out = items.par_iter().map(f).collect();
+    set_blas_threads(saved);
+    out
+}
+
+/// Largest dimension among the pairs (0 for none).
+fn max_dim(pairs: &[(DensityMatrix, DensityMatrix)]) -> usize {
+    pairs.iter().map(|(r, _)| r.dim()).max().unwrap_or(0)
+}
+
+/// `D_α(ρ_k‖σ_k)` of `family` for every pair (see [`Pair::renyi`]).
+pub fn renyi(
+    pairs: &[(DensityMatrix, DensityMatrix)],
+    family: Family,
+    alpha: f64,
+) -> Vec<Result<f64>> {
+    run(pairs, max_dim(pairs), |(r, s)| {
+        Pair::new(r, s)?.renyi(family, alpha)
+    })
+}
+
+/// The α-curve of `family` for every pair (see [`Pair::curve`]).
+pub fn curve(
+    pairs: &[(DensityMatrix, DensityMatrix)],
+    family: Family,
+    alphas: &[f64],
+) -> Vec<Result<Vec<f64>>> {
+    run(pairs, max_dim(pairs), |(r, s)| {
+        Pair::new(r, s)?.curve(family, alphas)
+    })
+}
+
+/// Hockey-stick divergence `E_γ(ρ_k‖σ_k)` for every pair (see [`Pair::hockey_stick`]).
+pub fn hockey_stick(pairs: &[(DensityMatrix, DensityMatrix)], gamma: f64) -> Vec<Result<f64>> {
+    run(pairs, max_dim(pairs), |(r, s)| {
+        Pair::new(r, s)?.hockey_stick(gamma)
+    })
+}
+
+/// Validate many matrices as density matrices ([`DensityMatrix::new`]: checks and one
+/// eigendecomposition each), in parallel under the same thread policy.
+pub fn states(matrices: &[Array2<Complex64>]) -> Vec<Result<DensityMatrix>> {
+    let dim = matrices.iter().map(|m| m.nrows()).max().unwrap_or(0);
+    run(matrices, dim, |m| DensityMatrix::new(m.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Error;
+    use rand::SeedableRng;
+
+    fn random_pairs(d: usize, n: usize) -> Vec<(DensityMatrix, DensityMatrix)> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(d as u64);
+        (0..n)
+            .map(|_| {
+                let r = DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap();
+                let s = DensityMatrix::random_bures(d, &mut rng).unwrap();
+                (r, s)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn batch_equals_one_pair_api_bit_for_bit() {
+        for d in [2, 3, 8] {
+            let pairs = random_pairs(d, 17);
+            for family in Family::ALL {
+                let got = renyi(&pairs, family, 1.7);
+                for ((r, s), g) in pairs.iter().zip(&got) {
+                    let want = Pair::new(r, s).unwrap().renyi(family, 1.7).unwrap();
+                    assert_eq!(*g.as_ref().unwrap(), want, "{family:?} d={d}");
+                }
+            }
+            let alphas = [0.5, 1.0, 3.0];
+            for ((r, s), g) in pairs.iter().zip(curve(&pairs, Family::Petz, &alphas)) {
+                assert_eq!(
+                    g.unwrap(),
+                    Pair::new(r, s)
+                        .unwrap()
+                        .curve(Family::Petz, &alphas)
+                        .unwrap()
+                );
+            }
+            for ((r, s), g) in pairs.iter().zip(hockey_stick(&pairs, 1.5)) {
+                assert_eq!(
+                    g.unwrap(),
+                    Pair::new(r, s).unwrap().hockey_stick(1.5).unwrap()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn batch_keeps_per_pair_errors_and_restores_blas_threads() {
+        let before = blas_threads();
+        let mut pairs = random_pairs(2, 3);
+        let big = random_pairs(3, 1).remove(0);
+        pairs.insert(1, (pairs[0].0.clone(), big.1)); // dimension mismatch in the middle
+        let got = renyi(&pairs, Family::Maximal, 2.0);
+        assert!(got[0].is_ok() && got[2].is_ok() && got[3].is_ok());
+        assert!(matches!(got[1], Err(Error::DimensionMismatch { .. })));
+        assert!(renyi(&pairs, Family::Sandwiched, 0.0)
+            .iter()
+            .all(|r| r.is_err()));
+        assert_eq!(blas_threads(), before);
+        assert!(renyi(&[], Family::Petz, 2.0).is_empty());
+    }
+
+    #[test]
+    fn batch_states_validates_each_matrix() {
+        let good = random_pairs(4, 2)
+            .into_iter()
+            .map(|(r, _)| r.matrix().clone())
+            .collect::<Vec<_>>();
+        let mut mats = good.clone();
+        mats.push(Array2::from_elem((4, 4), Complex64::new(0.25, 0.0)) * 2.0); // trace 2
+        let out = states(&mats);
+        assert_eq!(out[0].as_ref().unwrap().matrix(), &good[0]);
+        assert!(out[1].is_ok());
+        assert!(matches!(out[2], Err(Error::TraceNotOne { .. })));
+    }
+}

@@ -3,8 +3,10 @@
 
   python3 benches/report.py criterion [DIR]            print criterion medians (DIR defaults to
                                                         $CARGO_TARGET_DIR/criterion or target/criterion)
-  python3 benches/report.py doc DOC [--criterion DIR] [--peers QRENYI.json PYTHON.json]
+  python3 benches/report.py doc DOC [--criterion DIR] [--peers QRENYI.json PYTHON.json [--label L]]
                                                         rewrite the generated blocks of DOC
+                                                        (peers tables go to blocks `peers-L` and
+                                                        `machine-L` with a label, else `peers`, `machine`)
 
 Generated blocks sit between `<!-- NAME:begin -->` and `<!-- NAME:end -->` markers; the text
 around them is written by hand. `doc` exits with status 1 if the peers disagree numerically.
@@ -141,9 +143,13 @@ def sh(cmd):
         return "?"
 
 
-def machine_md(qr, py):
+def machine_md(qr, py, qr_path):
+    when = qr.get("unix_time") or os.path.getmtime(qr_path)
+    load = qr.get("loadavg", "").split()[:3]
+    measured = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(when)) + (
+        f"; load average (1, 5, 15 min) when qrenyi's timings ended: {', '.join(load)}" if load else "")
     model = sh("lscpu | sed -n 's/^Model name: *//p'")
-    blas = sh("ls /usr/lib/x86_64-linux-gnu/ | grep -o 'libopenblasp-r[0-9.]*[0-9]' | head -1")
+    blas = sh("basename \"$(readlink -f \"$(ldconfig -p | awk '/libopenblas.so.0/{print $NF; exit}')\")\"") or "OpenBLAS"
     vm = sh("lscpu | grep -q '^Hypervisor' && echo virtual machine") or "bare metal"
     rows = [
         ["CPU", f"{model}, {os.cpu_count()} logical CPUs ({vm})"],
@@ -151,7 +157,7 @@ def machine_md(qr, py):
         ["rustc", sh("rustc --version")],
         ["OpenBLAS (qrenyi)", f"{blas}, core `{qr.get('blas_core')}`, {qr.get('blas_threads')} threads"],
         ["Python peers", ", ".join(f"{k} {v}" for k, v in py.get("versions", {}).items())],
-        ["measured", time.strftime("%Y-%m-%d %H:%M %Z") + f"; load average before the run: {os.getloadavg()[0]:.1f}"],
+        ["measured", measured],
     ]
     return table(["", ""], rows)
 
@@ -183,8 +189,9 @@ def main(argv):
         if failures:
             print("peers disagree with qrenyi:\n  " + "\n  ".join(failures), file=sys.stderr)
             status = 1
-        text = replace_block(text, "peers", md)
-        text = replace_block(text, "machine", machine_md(qr, py))
+        suffix = "-" + argv[argv.index("--label") + 1] if "--label" in argv else ""
+        text = replace_block(text, "peers" + suffix, md)
+        text = replace_block(text, "machine" + suffix, machine_md(qr, py, argv[i + 1]))
     with open(doc, "w") as f:
         f.write(text)
     return status

@@ -115,6 +115,10 @@ fn main() -> qrenyi::Result<()> {
         results.insert(d.to_string(), Value::Object(row));
     }
     let out = json!({
+        "unix_time": std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |t| t.as_secs()),
+        "loadavg": std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim(),
         "blas_core": qrenyi::spectral::blas_core(),
         "blas_threads": qrenyi::spectral::blas_threads(),
         "alpha": ALPHA,

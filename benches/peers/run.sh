@@ -7,6 +7,8 @@
 #    implementations (benches/peers/peers.py) under the same environment;
 # 4. checks that every implementation agrees with qrenyi, then writes the machine and peers tables
 #    of docs/PERFORMANCE.md (benches/report.py). Exit status 1 if any implementation disagrees.
+# PEERS_LABEL (default "default") names the run: results in benches/peers/results/LABEL and the
+# blocks peers-LABEL, machine-LABEL of the document (e.g. PEERS_LABEL=1thread OPENBLAS_NUM_THREADS=1).
 # OPENBLAS_CORETYPE and OPENBLAS_NUM_THREADS, when set, apply to both sides (NumPy's bundled
 # OpenBLAS reads them too); unset, each library picks its own kernels and uses every core.
 set -eu
@@ -14,7 +16,8 @@ cd "$(dirname "$0")/../.."
 PEERS=benches/peers
 VENV=$PEERS/.venv
 DATA=$PEERS/data
-OUT=$PEERS/results
+LABEL=${PEERS_LABEL:-default}
+OUT=$PEERS/results/$LABEL
 if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv "$VENV"
 fi
@@ -23,5 +26,5 @@ mkdir -p "$DATA" "$OUT"
 "$VENV/bin/python" "$PEERS/peers.py" inputs "$DATA"
 cargo run --quiet --release --example peer_timing -- "$DATA" > "$OUT/qrenyi.json"
 "$VENV/bin/python" "$PEERS/peers.py" time "$DATA" "$OUT/python.json"
-python3 benches/report.py doc docs/PERFORMANCE.md --peers "$OUT/qrenyi.json" "$OUT/python.json"
+python3 benches/report.py doc docs/PERFORMANCE.md --peers "$OUT/qrenyi.json" "$OUT/python.json" --label "$LABEL"
 echo "wrote docs/PERFORMANCE.md (raw results in $OUT/)"

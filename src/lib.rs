@@ -25,6 +25,7 @@ pub mod error;
 pub mod io;
 pub mod spectral;
 pub mod state;
+pub mod verify;
 
 pub use error::{Error, Result};
 

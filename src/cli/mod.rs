@@ -5,6 +5,7 @@
 
 pub mod blas_env;
 mod divergence;
+mod verify;
 
 use clap::{Parser, Subcommand};
 
@@ -20,6 +21,8 @@ pub struct Cli {
 enum Command {
     /// Divergence of two density matrices (.npy or .json files).
     Divergence(divergence::Args),
+    /// Search for counterexamples to the seeds' lemmas (see `qrenyi verify --list`).
+    Verify(verify::Args),
 }
 
 /// Parse the command line, run, and return the exit code.
@@ -27,6 +30,7 @@ pub fn run() -> i32 {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Divergence(a) => divergence::run(a),
+        Command::Verify(a) => verify::run(a),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,340 @@
+//! One numeric interface, two implementations, so that a classical statement's margin is written
+//! once and evaluated twice: in `f64` through the core ([`crate::divergence::classical`]), and in
+//! 256-bit binary floating point ([`Hp`], astro-float, correctly rounded `ln`/`exp`/`sqrt`) by
+//! formulas written here, independently of the core. The second evaluation is the
+//! "higher precision" confirmation of a classical counterexample.
+
+use crate::divergence::classical;
+use crate::error::{Error, Result};
+use astro_float::{BigFloat, Consts, RoundingMode};
+use std::cell::RefCell;
+use std::ops::{Add, Div, Mul, Neg, Sub};
+
+/// Real arithmetic plus the classical divergences of probability vectors given in `f64`.
+///
+/// The vectors are exact `f64` data; the divergences and everything computed from them are in
+/// `Self`. For `f64` the divergences are the core's; for [`Hp`] they are evaluated here.
+pub trait Real:
+    Clone
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+{
+    /// An `f64` constant.
+    fn lit(x: f64) -> Self;
+    /// Nearest `f64` (±∞ preserved).
+    fn to_f64(&self) -> f64;
+    /// Natural logarithm (`ln 0 = −∞`).
+    fn ln(&self) -> Self;
+    /// Exponential.
+    fn exp(&self) -> Self;
+    /// Square root.
+    fn sqrt(&self) -> Self;
+    /// Hyperbolic sine.
+    fn sinh(&self) -> Self {
+        (self.exp() - (-self.clone()).exp()) / Self::lit(2.0)
+    }
+    /// Smaller of two values.
+    fn min(self, other: Self) -> Self {
+        if other < self {
+            other
+        } else {
+            self
+        }
+    }
+    /// Larger of two values.
+    fn max(self, other: Self) -> Self {
+        if other > self {
+            other
+        } else {
+            self
+        }
+    }
+    /// Rényi divergence `D_α(p‖q) = (1/(α−1)) ln Σ p_i^α q_i^{1−α}` (α > 0, α ≠ 1 finite, or
+    /// α = 1 for KL), `+∞` when `p ≪ q` fails and α ≥ 1.
+    fn renyi(p: &[f64], q: &[f64], alpha: f64) -> Result<Self>;
+    /// Max divergence `D_∞(p‖q) = ln max_{p_i > 0} p_i/q_i`.
+    fn max_divergence(p: &[f64], q: &[f64]) -> Result<Self>;
+    /// Hockey-stick divergence `E_γ(p‖q) = Σ (p_i − γ q_i)_+`.
+    fn hockey_stick(p: &[f64], q: &[f64], gamma: &Self) -> Result<Self>;
+    /// δ-approximate max divergence `max_{P(S) > δ} ln((P(S) − δ)/Q(S))`.
+    fn approx_max_divergence(p: &[f64], q: &[f64], delta: f64) -> Result<Self>;
+    /// Total variation distance `½ Σ |p_i − q_i|`.
+    fn total_variation(p: &[f64], q: &[f64]) -> Result<Self>;
+}
+
+impl Real for f64 {
+    fn lit(x: f64) -> Self {
+        x
+    }
+    fn to_f64(&self) -> f64 {
+        *self
+    }
+    fn ln(&self) -> Self {
+        f64::ln(*self)
+    }
+    fn exp(&self) -> Self {
+        f64::exp(*self)
+    }
+    fn sqrt(&self) -> Self {
+        f64::sqrt(*self)
+    }
+    fn sinh(&self) -> Self {
+        f64::sinh(*self)
+    }
+    fn renyi(p: &[f64], q: &[f64], alpha: f64) -> Result<Self> {
+        classical::renyi(p, q, alpha)
+    }
+    fn max_divergence(p: &[f64], q: &[f64]) -> Result<Self> {
+        classical::max_divergence(p, q)
+    }
+    fn hockey_stick(p: &[f64], q: &[f64], gamma: &Self) -> Result<Self> {
+        classical::hockey_stick(p, q, *gamma)
+    }
+    fn approx_max_divergence(p: &[f64], q: &[f64], delta: f64) -> Result<Self> {
+        classical::approx_max_divergence(p, q, delta)
+    }
+    fn total_variation(p: &[f64], q: &[f64]) -> Result<Self> {
+        classical::total_variation(p, q)
+    }
+}
+
+/// Working precision of [`Hp`] in bits.
+pub const HP_BITS: usize = 256;
+const RM: RoundingMode = RoundingMode::ToEven;
+
+thread_local! {
+    // Constants cache of astro-float (π, ln 2, …), one per thread. `None` if its allocation failed;
+    // every operation then yields NaN, which `Hp::to_f64` reports as NaN and callers reject.
+    static CONSTS: RefCell<Option<Consts>> = RefCell::new(Consts::new().ok());
+}
+
+fn with_consts(f: impl FnOnce(&mut Consts) -> BigFloat) -> BigFloat {
+    CONSTS.with(|c| match c.borrow_mut().as_mut() {
+        Some(cc) => f(cc),
+        None => BigFloat::nan(None),
+    })
+}
+
+/// A 256-bit binary floating-point number (astro-float), for the high-precision re-evaluation of
+/// classical margins.
+#[derive(Clone, Debug)]
+pub struct Hp(BigFloat);
+
+impl Hp {
+    /// Whether the value is NaN (an arithmetic failure).
+    pub fn is_nan(&self) -> bool {
+        self.0.is_nan()
+    }
+}
+
+impl PartialEq for Hp {
+    fn eq(&self, o: &Self) -> bool {
+        self.0 == o.0
+    }
+}
+impl PartialOrd for Hp {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        self.0.partial_cmp(&o.0)
+    }
+}
+impl Add for Hp {
+    type Output = Hp;
+    fn add(self, o: Hp) -> Hp {
+        Hp(self.0.add(&o.0, HP_BITS, RM))
+    }
+}
+impl Sub for Hp {
+    type Output = Hp;
+    fn sub(self, o: Hp) -> Hp {
+        Hp(self.0.sub(&o.0, HP_BITS, RM))
+    }
+}
+impl Mul for Hp {
+    type Output = Hp;
+    fn mul(self, o: Hp) -> Hp {
+        Hp(self.0.mul(&o.0, HP_BITS, RM))
+    }
+}
+impl Div for Hp {
+    type Output = Hp;
+    fn div(self, o: Hp) -> Hp {
+        Hp(self.0.div(&o.0, HP_BITS, RM))
+    }
+}
+impl Neg for Hp {
+    type Output = Hp;
+    fn neg(self) -> Hp {
+        Hp(-self.0)
+    }
+}
+
+fn hp_sum(xs: impl Iterator<Item = Hp>) -> Hp {
+    xs.fold(Hp::lit(0.0), |a, b| a + b)
+}
+
+fn hp_check(p: &[f64], q: &[f64]) -> Result<()> {
+    classical::check_probability(p)?;
+    classical::check_probability(q)?;
+    if p.len() != q.len() {
+        return Err(Error::DimensionMismatch {
+            what: "probability vectors".into(),
+            left: p.len(),
+            right: q.len(),
+        });
+    }
+    Ok(())
+}
+
+impl Real for Hp {
+    fn lit(x: f64) -> Self {
+        if x == f64::INFINITY {
+            Hp(astro_float::INF_POS)
+        } else if x == f64::NEG_INFINITY {
+            Hp(astro_float::INF_NEG)
+        } else {
+            Hp(BigFloat::from_f64(x, HP_BITS))
+        }
+    }
+    fn to_f64(&self) -> f64 {
+        if self.0.is_nan() {
+            return f64::NAN;
+        }
+        if self.0.is_inf_pos() {
+            return f64::INFINITY;
+        }
+        if self.0.is_inf_neg() {
+            return f64::NEG_INFINITY;
+        }
+        // decimal with ≥ 17 significant digits, then the correctly rounded parse
+        self.0.to_string().parse::<f64>().unwrap_or(f64::NAN)
+    }
+    fn ln(&self) -> Self {
+        if self.0.is_zero() {
+            return Hp(astro_float::INF_NEG);
+        }
+        Hp(with_consts(|cc| self.0.ln(HP_BITS, RM, cc)))
+    }
+    fn exp(&self) -> Self {
+        Hp(with_consts(|cc| self.0.exp(HP_BITS, RM, cc)))
+    }
+    fn sqrt(&self) -> Self {
+        Hp(self.0.sqrt(HP_BITS, RM))
+    }
+    fn renyi(p: &[f64], q: &[f64], alpha: f64) -> Result<Self> {
+        hp_check(p, q)?;
+        if !(alpha > 0.0 && alpha.is_finite()) {
+            return Err(Error::AlphaOutOfRange {
+                alpha,
+                expected: "high-precision Rényi divergence needs finite α > 0".into(),
+            });
+        }
+        let leaks = p.iter().zip(q).any(|(&a, &b)| a > 0.0 && b == 0.0);
+        let live = || p.iter().zip(q).filter(|(a, b)| **a > 0.0 && **b > 0.0);
+        if alpha == 1.0 {
+            if leaks {
+                return Ok(Hp::lit(f64::INFINITY));
+            }
+            return Ok(hp_sum(live().map(|(&a, &b)| {
+                let a = Hp::lit(a);
+                a.clone() * (a.ln() - Hp::lit(b).ln())
+            })));
+        }
+        if alpha > 1.0 && leaks {
+            return Ok(Hp::lit(f64::INFINITY));
+        }
+        let t = Hp::lit(alpha - 1.0);
+        // Σ p (p/q)^{α−1}, each term as exp((α−1) ln(p/q))
+        let s = hp_sum(live().map(|(&a, &b)| {
+            let (a, b) = (Hp::lit(a), Hp::lit(b));
+            a.clone() * (t.clone() * (a.ln() - b.ln())).exp()
+        }));
+        Ok(s.ln() / t)
+    }
+    fn max_divergence(p: &[f64], q: &[f64]) -> Result<Self> {
+        hp_check(p, q)?;
+        let mut best = Hp::lit(f64::NEG_INFINITY);
+        for (&a, &b) in p.iter().zip(q).filter(|(a, _)| **a > 0.0) {
+            if b == 0.0 {
+                return Ok(Hp::lit(f64::INFINITY));
+            }
+            best = best.max(Hp::lit(a).ln() - Hp::lit(b).ln());
+        }
+        Ok(best)
+    }
+    fn hockey_stick(p: &[f64], q: &[f64], gamma: &Self) -> Result<Self> {
+        hp_check(p, q)?;
+        Ok(hp_sum(p.iter().zip(q).map(|(&a, &b)| {
+            (Hp::lit(a) - gamma.clone() * Hp::lit(b)).max(Hp::lit(0.0))
+        })))
+    }
+    fn approx_max_divergence(p: &[f64], q: &[f64], delta: f64) -> Result<Self> {
+        hp_check(p, q)?;
+        // maximise over the prefixes of the points sorted by decreasing ratio p/q (exact products)
+        let mut idx: Vec<usize> = (0..p.len()).filter(|&i| p[i] > 0.0).collect();
+        idx.sort_by(|&i, &j| {
+            let (a, b) = (Hp::lit(p[j]) * Hp::lit(q[i]), Hp::lit(p[i]) * Hp::lit(q[j]));
+            a.partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal)
+        });
+        let (mut ps, mut qs) = (Hp::lit(0.0), Hp::lit(0.0));
+        let mut best = Hp::lit(f64::NEG_INFINITY);
+        let d = Hp::lit(delta);
+        for &i in &idx {
+            ps = ps + Hp::lit(p[i]);
+            qs = qs + Hp::lit(q[i]);
+            if ps > d {
+                let v = if qs > Hp::lit(0.0) {
+                    (ps.clone() - d.clone()).ln() - qs.ln()
+                } else {
+                    Hp::lit(f64::INFINITY)
+                };
+                best = best.max(v);
+            }
+        }
+        Ok(best)
+    }
+    fn total_variation(p: &[f64], q: &[f64]) -> Result<Self> {
+        hp_check(p, q)?;
+        let s = hp_sum(p.iter().zip(q).map(|(&a, &b)| {
+            let d = Hp::lit(a) - Hp::lit(b);
+            if d < Hp::lit(0.0) {
+                -d
+            } else {
+                d
+            }
+        }));
+        Ok(s / Hp::lit(2.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hp_agrees_with_core_on_a_simple_pair() {
+        let (p, q) = ([0.7, 0.2, 0.1], [0.2, 0.5, 0.3]);
+        for a in [0.5, 1.0, 2.0, 7.5] {
+            let x = f64::renyi(&p, &q, a).unwrap();
+            let y = Hp::renyi(&p, &q, a).unwrap().to_f64();
+            assert!((x - y).abs() < 1e-14 * (1.0 + x.abs()), "α={a}: {x} vs {y}");
+        }
+        let x = f64::approx_max_divergence(&p, &q, 0.1).unwrap();
+        let y = Hp::approx_max_divergence(&p, &q, 0.1).unwrap().to_f64();
+        assert!((x - y).abs() < 1e-14);
+        assert_eq!(Hp::lit(2.0).ln().to_f64(), std::f64::consts::LN_2);
+        assert!((Hp::lit(0.3).sinh().to_f64() - 0.3f64.sinh()).abs() < 1e-16);
+    }
+
+    #[test]
+    fn hp_infinities() {
+        assert_eq!(
+            Hp::renyi(&[0.5, 0.5], &[1.0, 0.0], 2.0).unwrap().to_f64(),
+            f64::INFINITY
+        );
+        assert_eq!(Hp::lit(0.0).ln().to_f64(), f64::NEG_INFINITY);
+    }
+}

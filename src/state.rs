@@ -197,7 +197,10 @@ impl DensityMatrix {
             });
         }
         crate::divergence::classical::check_probability(weights)?;
-        let d = states[0].dim();
+        let d = states
+            .first()
+            .ok_or_else(|| Error::Empty("mixture of no states".into()))?
+            .dim();
         let mut acc = Array2::<Complex64>::zeros((d, d));
         for (w, s) in weights.iter().zip(states) {
             if s.dim() != d {

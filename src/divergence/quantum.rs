@@ -33,6 +33,7 @@ pub struct Pair<'a> {
     rho: &'a DensityMatrix,
     sigma: &'a DensityMatrix,
     basis: OnceCell<SigmaBasis>,
+    overlap: OnceCell<Array2<Complex64>>,
     nussbaum_szkola: OnceCell<Vec<(f64, f64)>>,
     maximal: OnceCell<MaximalReduction>,
 }
@@ -54,10 +55,28 @@ struct MaximalReduction {
     dmax: f64,
 }
 
+/// Rényi-mean terms `(w_i, L_i)`.
+type Terms = Vec<(f64, f64)>;
+
 /// Overlaps `|⟨a_i|b_j⟩|²` at or below `(16 d ε)²` are rounding noise of the eigenvectors and are
 /// treated as exact zeros (orthogonal directions).
 fn overlap_cutoff(d: usize) -> f64 {
     (16.0 * d as f64 * EPS).powi(2)
+}
+
+/// The eigenvalues of an operator of known rank `r`: the `r` largest of the computed ascending
+/// `values`, keeping only those above `floor` (and above 0).
+///
+/// When `supp ρ ⊆ supp σ`, `A_α = D^{γ/2} ρ'_ss D^{γ/2}` and `T = D^{−1/2} ρ'_ss D^{−1/2}` have
+/// exactly `rank ρ` nonzero eigenvalues, and genuinely small ones (products of small eigenvalues
+/// of ρ and σ, e.g. in tensor products) can lie far below `ε‖A‖`: keeping the top `rank ρ` is
+/// exact structure, where a threshold relative to `‖A‖` would drop them and bias `Σ ν^α` for α < 1.
+fn top_rank(values: &[f64], r: usize, floor: f64) -> Vec<f64> {
+    values[values.len().saturating_sub(r)..]
+        .iter()
+        .copied()
+        .filter(|&x| x > floor.max(0.0))
+        .collect()
 }
 
 /// Normalise weights to sum to one (dropping zero weights).
@@ -84,6 +103,7 @@ impl<'a> Pair<'a> {
             rho,
             sigma,
             basis: OnceCell::new(),
+            overlap: OnceCell::new(),
             nussbaum_szkola: OnceCell::new(),
             maximal: OnceCell::new(),
         })
@@ -127,6 +147,15 @@ impl<'a> Pair<'a> {
         }))
     }
 
+    /// The unitary `V_σ† W_ρ` between the eigenbases (one zgemm), entries `⟨b_j|a_i⟩`.
+    fn overlap(&self) -> Result<&Array2<Complex64>> {
+        if let Some(o) = self.overlap.get() {
+            return Ok(o);
+        }
+        let o = dagger(&self.sigma.eigen().vectors().view()).dot(self.rho.eigen().vectors());
+        Ok(self.overlap.get_or_init(|| o))
+    }
+
     /// Nussbaum–Szkoła terms `(λ_i O_ij / Tr ρ, ln λ_i − ln μ_j)`.
     fn nussbaum_szkola(&self) -> Result<&Vec<(f64, f64)>> {
         if let Some(t) = self.nussbaum_szkola.get() {
@@ -134,9 +163,8 @@ impl<'a> Pair<'a> {
         }
         let supported = self.basis()?.supported;
         let (er, es) = (self.rho.eigen(), self.sigma.eigen());
-        let overlap = dagger(&er.vectors().view())
-            .dot(es.vectors())
-            .mapv(|z| z.norm_sqr());
+        // O_ij = |⟨a_i|b_j⟩|² = |(V†W)_ji|²
+        let overlap = self.overlap()?.t().mapv(|z| z.norm_sqr());
         let cut = overlap_cutoff(self.rho.dim());
         let mut terms = Vec::new();
         for i in er.support() {
@@ -184,10 +212,22 @@ impl<'a> Pair<'a> {
         let (tv, vecs) = backend.eigh(t.view())?;
         let tmax = tv.iter().copied().fold(0.0, f64::max);
         let thr = zero_threshold(n, tmax);
+        // When ρ leaks out of supp σ, ρ_ac is a difference of O(1) terms: mass w_k t_k below ρ's own
+        // zero threshold is cancellation noise, not absolutely continuous weight.
+        let mass_thr = if b.supported {
+            0.0
+        } else {
+            zero_threshold(self.rho.dim(), self.rho.eigen().max_value())
+        };
+        let keep_from = if b.supported {
+            n.saturating_sub(self.rho.rank())
+        } else {
+            0
+        };
         let mut terms = Vec::with_capacity(n + 1);
         let mut ac_mass = 0.0;
         for (kk, &tk) in tv.iter().enumerate() {
-            if tk <= thr {
+            if kk < keep_from || tk <= 0.0 || (!b.supported && tk <= thr) {
                 continue;
             }
             let wk: f64 = vecs
@@ -196,6 +236,9 @@ impl<'a> Pair<'a> {
                 .zip(s)
                 .map(|(z, &j)| es.clamped(j) * z.norm_sqr())
                 .sum();
+            if wk * tk <= mass_thr {
+                continue;
+            }
             ac_mass += wk * tk;
             terms.push((wk * tk, tk.ln()));
         }
@@ -213,27 +256,57 @@ impl<'a> Pair<'a> {
         }))
     }
 
-    /// Eigenvalues of `A_α = σ^{γ/2} ρ σ^{γ/2}` (on `supp σ`), `γ = (1−α)/α` (one values-only
-    /// eigensolve), with the diagonal Rényi-mean terms of `Tr A_α / Tr ρ`.
+    /// Nonzero eigenvalues `ν_k` of `A_α = σ^{γ/2} ρ σ^{γ/2}` (on `supp σ`), `γ = (1−α)/α`, with
+    /// the diagonal Rényi-mean terms of `Tr A_α / Tr ρ`.
     ///
-    /// To avoid underflow and overflow of `μ_j^{γ/2}` at small or large α, the eigenvalues are
-    /// returned scaled: `ν̂_k = ν_k e^{−c}` with `c = max_j γ ln μ_j` (the largest scale is 1), and
-    /// `c` is returned alongside; kept are `ν̂_k > τ(n, λ_max(ρ))`. (The small `ν_k` are still
-    /// known only to absolute accuracy `~n ε ν_max`: when `κ(σ)^{|γ|} ε` is not small, as for
-    /// α → 0 with non-flat σ, `D̃_α` is ill-conditioned and the result inaccurate.)
-    fn sandwiched_parts(&self, alpha: f64) -> Result<(Vec<(f64, f64)>, Vec<f64>, f64)> {
+    /// α > 1: one values-only eigensolve of `A_α` in σ's eigenbasis (the fast path; small ν do not
+    /// matter since they enter as `ν^α`). α < 1: `ν = s²` with `s` the singular values of
+    /// `B = σ^{γ/2} ρ^{1/2}`, because `Σ ν^α` with α < 1 magnifies the absolute error of small
+    /// eigenvalues, and the SVD of `B` resolves `√ν` to absolute accuracy `ε‖B‖` instead of `ν` to
+    /// `ε‖A‖` (e.g. `D̃_½(ρ‖ρ)` is then `O(ε)` even when ρ has eigenvalues `≈ 1e-9`).
+    ///
+    /// The scales `μ_j^{γ/2}` are normalised by the largest (they would underflow at small α,
+    /// e.g. `0.5^{5000} = 0`): the returned `ν̂ = ν e^{−c}`, `c = max_j γ ln μ_j`, with `c`.
+    fn sandwiched_parts(&self, alpha: f64) -> Result<(Terms, Vec<f64>, f64)> {
         let b = self.basis()?;
         let es = self.sigma.eigen();
         let gamma = (1.0 - alpha) / alpha;
         let s = &b.support;
         let logs: Vec<f64> = s.iter().map(|&j| gamma * es.clamped(j).ln()).collect();
         let c = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let c = if c.is_finite() { c } else { 0.0 };
         let scale: Vec<f64> = logs.iter().map(|l| (0.5 * (l - c)).exp()).collect();
         let n = s.len();
-        let a = Array2::from_shape_fn((n, n), |(x, y)| b.rho[[s[x], s[y]]] * (scale[x] * scale[y]));
-        let nu = self.rho.backend().eigvalsh(a.view())?;
-        let thr = zero_threshold(n, self.rho.eigen().max_value());
-        let kept: Vec<f64> = nu.iter().copied().filter(|&x| x > thr).collect();
+        let backend = self.rho.backend();
+        let kept: Vec<f64> = if alpha < 1.0 {
+            // ν = s², s the singular values of B = σ^{γ/2} ρ^{1/2} = D_s^{γ/2} (V†W)[s, supp ρ] Λ^{1/2}
+            let er = self.rho.eigen();
+            let rs = er.support();
+            let u = self.overlap()?;
+            let root: Vec<f64> = rs.iter().map(|&i| er.values()[i].sqrt()).collect();
+            let bm = Array2::from_shape_fn((n, rs.len()), |(x, y)| {
+                u[[s[x], rs[y]]] * (scale[x] * root[y])
+            });
+            let sv = backend.singular_values(bm.view())?;
+            let smax = scale.iter().fold(0.0f64, |m, &x| m.max(x));
+            let floor = if b.supported {
+                0.0
+            } else {
+                zero_threshold(n, er.max_value().sqrt() * smax)
+            };
+            sv.iter().filter(|&&x| x > floor).map(|x| x * x).collect()
+        } else {
+            let a =
+                Array2::from_shape_fn((n, n), |(x, y)| b.rho[[s[x], s[y]]] * (scale[x] * scale[y]));
+            let nu = backend.eigvalsh(a.view())?;
+            let smax = scale.iter().fold(0.0f64, |m, &x| m.max(x * x));
+            let thr = zero_threshold(n, self.rho.eigen().max_value() * smax);
+            top_rank(
+                nu.as_slice().unwrap_or(&[]),
+                self.rho.rank(),
+                if b.supported { 0.0 } else { thr },
+            )
+        };
         let mut diag: Vec<(f64, f64)> = s
             .iter()
             .map(|&j| (b.rho[[j, j]].re.max(0.0), -es.clamped(j).ln() / alpha))
@@ -245,7 +318,6 @@ impl<'a> Pair<'a> {
                     .map(|&j| (b.rho[[j, j]].re.max(0.0), f64::INFINITY)),
             );
         }
-        let c = if c.is_finite() { c } else { 0.0 };
         Ok((normalized(diag), kept, c))
     }
 
@@ -335,7 +407,7 @@ pub fn hockey_stick(rho: &DensityMatrix, sigma: &DensityMatrix, gamma: f64) -> R
 }
 
 #[cfg(test)]
-mod tests {
+mod underflow_tests {
     use super::*;
     use crate::divergence::classical;
 

@@ -33,6 +33,12 @@ pub trait EigenSolver {
     fn eigh_real(&self, a: ArrayView2<f64>) -> Result<(Array1<f64>, Array2<f64>)>;
     /// Eigenvalues only of a real symmetric matrix, ascending.
     fn eigvalsh_real(&self, a: ArrayView2<f64>) -> Result<Array1<f64>>;
+    /// Singular values of a complex `m × n` matrix, descending (values only).
+    ///
+    /// Used where small eigenvalues of `B B†` are needed to high *relative* accuracy: the singular
+    /// values `s` of `B` carry absolute error `≈ ε‖B‖`, so `s²` keeps relative accuracy down to
+    /// `s² ≈ ε‖B‖ s`, where an eigensolver on `B B†` would stop at `ε‖B‖²`.
+    fn singular_values(&self, a: ArrayView2<Complex64>) -> Result<Array1<f64>>;
 }
 
 /// Which eigensolver to use. `Backend::default()` is [`Backend::Lapack`] when the `openblas`
@@ -130,6 +136,9 @@ impl EigenSolver for Backend {
     fn eigvalsh_real(&self, a: ArrayView2<f64>) -> Result<Array1<f64>> {
         check_square(&a)?;
         dispatch!(self, eigvalsh_real, a)
+    }
+    fn singular_values(&self, a: ArrayView2<Complex64>) -> Result<Array1<f64>> {
+        dispatch!(self, singular_values, a)
     }
 }
 

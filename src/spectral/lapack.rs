@@ -254,6 +254,43 @@ fn dsyev(a: &ArrayView2<f64>, vectors: bool, mrrr: bool) -> Result<(Vec<f64>, Ve
     Ok((w, buf))
 }
 
+/// `zgesdd` with jobz = 'N': singular values only, descending.
+fn zgesdd(a: &ArrayView2<Complex64>) -> Result<Vec<f64>> {
+    let (mu, nu) = a.dim();
+    let (m, n) = (dim_i32(mu)?, dim_i32(nu)?);
+    let k = mu.min(nu);
+    let mut s = vec![0.0; k];
+    if k == 0 {
+        return Ok(s);
+    }
+    let mut buf = col_major(a);
+    let (mut u, mut vt) = ([c64::new(0.0, 0.0)], [c64::new(0.0, 0.0)]);
+    let mut iwork = vec![0i32; 8 * k];
+    let mut rwork = vec![0.0; 7 * k];
+    let (mut info, mut wq) = (0, [c64::new(0.0, 0.0)]);
+    unsafe {
+        lapack::zgesdd(
+            b'N', m, n, &mut buf, m, &mut s, &mut u, 1, &mut vt, 1, &mut wq, -1, &mut rwork,
+            &mut iwork, &mut info,
+        );
+    }
+    if info != 0 {
+        return Err(lapack_error("zgesdd", info));
+    }
+    let lw = wq[0].re as usize;
+    let mut work = vec![c64::new(0.0, 0.0); lw.max(1)];
+    unsafe {
+        lapack::zgesdd(
+            b'N', m, n, &mut buf, m, &mut s, &mut u, 1, &mut vt, 1, &mut work, lw as i32,
+            &mut rwork, &mut iwork, &mut info,
+        );
+    }
+    if info != 0 {
+        return Err(lapack_error("zgesdd", info));
+    }
+    Ok(s)
+}
+
 fn vectors_from<T>(n: usize, buf: Vec<T>) -> Result<Array2<T>> {
     Array2::from_shape_vec((n, n).f(), buf).map_err(|e| Error::Eigensolver {
         backend: "lapack",
@@ -291,5 +328,8 @@ impl EigenSolver for Lapack {
     }
     fn eigvalsh_real(&self, a: ArrayView2<f64>) -> Result<Array1<f64>> {
         Ok(Array1::from(dsyev(&a, false, self.mrrr)?.0))
+    }
+    fn singular_values(&self, a: ArrayView2<Complex64>) -> Result<Array1<f64>> {
+        Ok(Array1::from(zgesdd(&a)?))
     }
 }

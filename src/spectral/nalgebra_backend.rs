@@ -66,4 +66,19 @@ impl EigenSolver for Nalgebra {
     fn eigvalsh_real(&self, a: ArrayView2<f64>) -> Result<Array1<f64>> {
         Ok(decompose(&a)?.0)
     }
+    fn singular_values(&self, a: ArrayView2<Complex64>) -> Result<Array1<f64>> {
+        let (r, c) = a.dim();
+        let m = DMatrix::from_fn(r, c, |i, j| a[[i, j]]);
+        let svd = nalgebra::SVD::try_new(m, false, false, f64::EPSILON, max_iterations(r.max(c)))
+            .ok_or_else(|| Error::Eigensolver {
+            backend: "nalgebra",
+            reason: format!(
+                "SVD: no convergence within {} iterations",
+                max_iterations(r.max(c))
+            ),
+        })?;
+        let mut s: Vec<f64> = svd.singular_values.iter().copied().collect();
+        s.sort_by(|x, y| y.total_cmp(x));
+        Ok(Array1::from(s))
+    }
 }

@@ -1,0 +1,52 @@
+//! Shared helpers for the integration tests: seeded random states and tolerant comparisons.
+#![allow(dead_code)]
+
+use qrenyi::state::{Channel, DensityMatrix};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+/// A seeded RNG.
+pub fn rng(seed: u64) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(seed)
+}
+
+/// A random state from one of several ensembles, chosen by `kind % 4`: Hilbert–Schmidt full
+/// rank, Bures, low rank (rank ⌈d/2⌉), pure.
+pub fn random_state(d: usize, kind: u8, rng: &mut ChaCha8Rng) -> DensityMatrix {
+    match kind % 4 {
+        0 => DensityMatrix::random_hilbert_schmidt(d, d, rng),
+        1 => DensityMatrix::random_bures(d, rng),
+        2 => DensityMatrix::random_hilbert_schmidt(d, d.div_ceil(2), rng),
+        _ => DensityMatrix::random_pure(d, rng),
+    }
+    .expect("random states are valid")
+}
+
+/// A random full-rank state (Hilbert–Schmidt or Bures).
+pub fn random_full_rank(d: usize, kind: u8, rng: &mut ChaCha8Rng) -> DensityMatrix {
+    random_state(d, kind % 2, rng)
+}
+
+/// A random channel d → d_out with k Kraus operators.
+pub fn random_channel(d: usize, d_out: usize, k: usize, rng: &mut ChaCha8Rng) -> Channel {
+    Channel::random(d, d_out, k.max(d.div_ceil(d_out)), rng).expect("valid channel")
+}
+
+/// `a ≤ b` up to a relative slack (±∞ handled: anything ≤ +∞).
+pub fn leq(a: f64, b: f64, rel: f64) -> bool {
+    if b == f64::INFINITY {
+        return true;
+    }
+    if a == f64::INFINITY {
+        return false;
+    }
+    a <= b + rel * (1.0 + a.abs().max(b.abs()))
+}
+
+/// `a ≈ b` up to a relative tolerance (equal infinities compare equal).
+pub fn close(a: f64, b: f64, rel: f64) -> bool {
+    if a.is_infinite() || b.is_infinite() {
+        return a == b;
+    }
+    (a - b).abs() <= rel * (1.0 + a.abs().max(b.abs()))
+}

@@ -37,7 +37,7 @@ pub struct Args {
     #[arg(long, value_parser = parse_shard, default_value = "0/1", value_name = "i/n")]
     pub shard: (usize, usize),
     /// Refinement restarts per statement (0 disables refinement).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 8)]
     pub restarts: usize,
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long)]
@@ -133,7 +133,9 @@ pub fn run(args: &Args) -> Result<i32> {
         }
         pool = pool.num_threads(t);
     }
-    let pool = pool.build().map_err(|e| Error::invalid("threads", 0.0, e.to_string()))?;
+    let pool = pool
+        .build()
+        .map_err(|e| Error::invalid("threads", 0.0, e.to_string()))?;
 
     let total: u64 = statements.iter().map(|s| cfg.work(s.as_ref())).sum();
     let bar = ProgressBar::with_draw_target(
@@ -250,7 +252,12 @@ fn list(as_json: bool) -> Result<i32> {
         println!("{}", serde_json::Value::Array(v));
     } else {
         for s in &all {
-            println!("{:<38} {:<8} {}", s.name(), s.expected().name(), s.summary());
+            println!(
+                "{:<38} {:<8} {}",
+                s.name(),
+                s.expected().name(),
+                s.summary()
+            );
             println!("{:<38} {:<8} source: {}", "", "", s.source());
         }
     }

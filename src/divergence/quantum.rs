@@ -428,7 +428,10 @@ mod underflow_tests {
         for alpha in [1e-4, 1e-3, 0.2, 3.0, 1e3] {
             let d = pair.renyi(Family::Sandwiched, alpha).unwrap();
             let exact = classical::renyi(&[l0, l1], &[0.5, 0.5], alpha).unwrap();
-            assert!((d - exact).abs() < 1e-12 * (1.0 + exact.abs()), "α = {alpha}: {d} vs {exact}");
+            assert!(
+                (d - exact).abs() < 1e-12 * (1.0 + exact.abs()),
+                "α = {alpha}: {d} vs {exact}"
+            );
         }
         let f = pair.fidelity().unwrap();
         let exact = (0.15f64.sqrt() + 0.35f64.sqrt()).powi(2);

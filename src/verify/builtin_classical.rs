@@ -4,6 +4,7 @@
 //! classical divergences, in [`Hp`] through the independent 256-bit formulas of [`super::real`];
 //! the latter is the high-precision confirmation of a counterexample.
 
+use super::bounds::{bounded_divergence_bound, kl_bound};
 use super::instance::{Item, Scale};
 use super::real::{Hp, Real};
 use super::sample::{self, SampleContext};
@@ -102,7 +103,20 @@ pub(crate) fn f64_margin(
             span = span.max(log_ratio_span(p, inst.distribution(b)?));
         }
     }
-    Ok(Margin::new(g.value, classical_error(n, g.scale, span)))
+    // orders, k, λ … multiply the log-ratios (α·ξ, λ(L − KL)): their rounding scales with them
+    let amplification: f64 = 1.0
+        + inst
+            .items()
+            .iter()
+            .filter_map(|(_, it)| match it {
+                Item::Scalar { value, .. } if value.is_finite() => Some(value.abs()),
+                _ => None,
+            })
+            .sum::<f64>();
+    Ok(Margin::new(
+        g.value,
+        classical_error(n, g.scale, span) * amplification,
+    ))
 }
 
 /// Both evaluations of a generic classical margin, as the function pointers of a [`Builtin`].
@@ -153,16 +167,17 @@ fn kl_nonnegative<R: Real>(inst: &Instance) -> Result<Gap<R>> {
 fn kl_bounded_divergence<R: Real>(inst: &Instance) -> Result<Gap<R>> {
     let (p, q) = (inst.distribution("p")?, inst.distribution("q")?);
     let eps: R = eps_both(p, q)?;
-    let bound = eps.clone() * (eps.exp() - R::lit(1.0));
-    Ok(Gap::le(R::renyi(p, q, 1.0)?, bound))
+    Ok(Gap::le(R::renyi(p, q, 1.0)?, kl_bound(eps)))
 }
 
 fn classical_bounded_divergence<R: Real>(inst: &Instance) -> Result<Gap<R>> {
     let (p, q) = (inst.distribution("p")?, inst.distribution("q")?);
     let alpha = inst.scalar("alpha")?;
     let eps: R = eps_both(p, q)?;
-    let bound = R::lit(0.5) * eps.clone() * eps * R::lit(alpha);
-    Ok(Gap::le(R::renyi(p, q, alpha)?, bound))
+    Ok(Gap::le(
+        R::renyi(p, q, alpha)?,
+        bounded_divergence_bound(eps, alpha),
+    ))
 }
 
 /// `δ = u · Δ(p, q)` with `u ∈ (0, 1)` the instance's scalar (the same `f64` in both
@@ -177,7 +192,12 @@ pub(crate) fn delta_of(inst: &Instance, p: &[f64], q: &[f64]) -> Result<Option<f
 /// The scalar `u ∈ (0, 1)` giving `δ = u·Δ(p, q)`, log-scaled (small δ are the interesting ones).
 pub(crate) fn delta_fraction<R: Rng + ?Sized>(rng: &mut R) -> Item {
     let u = (rng.random_range(-8.0f64..0.0) * std::f64::consts::LN_10).exp();
-    Item::scalar(u.min(1.0 - 1e-12), 1e-12, 1.0 - 1e-12, Scale::Log { offset: 0.0 })
+    Item::scalar(
+        u.min(1.0 - 1e-12),
+        1e-12,
+        1.0 - 1e-12,
+        Scale::Log { offset: 0.0 },
+    )
 }
 
 fn approx_max_divergence_bound<R: Real>(inst: &Instance) -> Result<Gap<R>> {
@@ -303,7 +323,11 @@ fn triple_instance(ctx: &SampleContext, rng: &mut ChaCha8Rng) -> Instance {
             let (a, _) = sample::distribution(n, rng);
             let (c, _) = sample::distribution(n, rng);
             let t: f64 = rng.random();
-            let m: Vec<f64> = a.iter().zip(&c).map(|(x, y)| (1.0 - t) * x + t * y).collect();
+            let m: Vec<f64> = a
+                .iter()
+                .zip(&c)
+                .map(|(x, y)| (1.0 - t) * x + t * y)
+                .collect();
             (vec![a, m, c], format!("collinear(t={t:.3})"))
         }
     };
@@ -338,7 +362,7 @@ pub(crate) fn all() -> Vec<Builtin> {
             source: "seed 003, Proposition 5; seed 000, Theorem 5",
             expected: Expected::Theorem,
             summary: "KL(p‖q) ≥ 0",
-            trials: 3000,
+            trials: 60000,
             sample: |ctx, rng| Ok(pair_instance(ctx, rng)),
             margin: kl_m,
             high_precision: kl_h,
@@ -348,7 +372,7 @@ pub(crate) fn all() -> Vec<Builtin> {
             source: "seed 003, Lemma 6",
             expected: Expected::Theorem,
             summary: "D_∞(p‖q), D_∞(q‖p) ≤ ε ⇒ KL(p‖q) ≤ ε(e^ε − 1)",
-            trials: 3000,
+            trials: 60000,
             sample: |ctx, rng| Ok(pair_instance(ctx, rng)),
             margin: klb_m,
             high_precision: klb_h,
@@ -358,7 +382,7 @@ pub(crate) fn all() -> Vec<Builtin> {
             source: "seed 000, Theorem 7 (Bun–Steinke 2016, Prop. 3.3)",
             expected: Expected::Theorem,
             summary: "D_∞(p‖q), D_∞(q‖p) ≤ ε ⇒ D_α(p‖q) ≤ ½ε²α for all α > 1",
-            trials: 3000,
+            trials: 60000,
             sample: |ctx, rng| Ok(pair_alpha_instance(ctx, rng)),
             margin: cbd_m,
             high_precision: cbd_h,
@@ -368,7 +392,7 @@ pub(crate) fn all() -> Vec<Builtin> {
             source: "seed 000, Lemma 19",
             expected: Expected::Theorem,
             summary: "0 < δ ≤ Δ(p,q), α > 1 ⇒ D_∞^δ(p‖q) ≤ D_α(p‖q) − ln δ/(α−1)",
-            trials: 3000,
+            trials: 60000,
             sample: |ctx, rng| {
                 let u = delta_fraction(rng);
                 Ok(pair_alpha_instance(ctx, rng).with("u", u))
@@ -381,15 +405,21 @@ pub(crate) fn all() -> Vec<Builtin> {
             source: "seed 000, Theorem 9",
             expected: Expected::Theorem,
             summary: "D_α(p₀⊗p₁‖q₀⊗q₁) = D_α(p₀‖q₀) + D_α(p₁‖q₁), α ∈ (0, ∞)",
-            trials: 2000,
+            trials: 40000,
             sample: |ctx, rng| {
                 let a = pair_instance(ctx, rng);
                 let b = pair_instance(ctx, rng);
                 let mut inst = Instance::new();
                 for (x, suffix) in [(a, "0"), (b, "1")] {
                     inst = inst
-                        .with(&format!("p{suffix}"), Item::Distribution(x.distribution("p")?.to_vec()))
-                        .with(&format!("q{suffix}"), Item::Distribution(x.distribution("q")?.to_vec()));
+                        .with(
+                            &format!("p{suffix}"),
+                            Item::Distribution(x.distribution("p")?.to_vec()),
+                        )
+                        .with(
+                            &format!("q{suffix}"),
+                            Item::Distribution(x.distribution("q")?.to_vec()),
+                        );
                     for t in x.tags() {
                         inst = inst.tagged(t.clone());
                     }
@@ -404,7 +434,7 @@ pub(crate) fn all() -> Vec<Builtin> {
             source: "seed 000, Theorem 10 (Bun–Steinke 2016)",
             expected: Expected::Theorem,
             summary: "k, α > 1 ⇒ D_α(P‖Q) ≤ kα/(kα−1)·D_{(kα−1)/(k−1)}(P‖R) + D_{kα}(R‖Q)",
-            trials: 3000,
+            trials: 60000,
             sample: |ctx, rng| {
                 let k = sample::alpha(1.0, 1e2, rng);
                 Ok(triple_instance(ctx, rng).with("k", k))
@@ -417,7 +447,7 @@ pub(crate) fn all() -> Vec<Builtin> {
             source: "seed 000, Theorem 11 (no triangle inequality)",
             expected: Expected::False,
             summary: "D_α(P‖R) ≤ D_α(P‖Q) + D_α(Q‖R), α > 1",
-            trials: 2000,
+            trials: 40000,
             sample: |ctx, rng| Ok(triple_instance(ctx, rng)),
             margin: tr_m,
             high_precision: tr_h,
@@ -426,8 +456,9 @@ pub(crate) fn all() -> Vec<Builtin> {
             name: "hockey-stick-dp",
             source: "seed 001, Lemma 1.2",
             expected: Expected::Theorem,
-            summary: "sup_S P(S) − e^ε Q(S) = Σ(p − e^ε q)_+ = E_{Z~PrivLoss(p‖q)} max(0, 1 − e^{ε−Z})",
-            trials: 2000,
+            summary:
+                "sup_S P(S) − e^ε Q(S) = Σ(p − e^ε q)_+ = E_{Z~PrivLoss(p‖q)} max(0, 1 − e^{ε−Z})",
+            trials: 40000,
             sample: |ctx, rng| {
                 let e = Item::scalar(rng.random_range(0.0..5.0), 0.0, 10.0, Scale::Linear);
                 Ok(pair_instance(ctx, rng).with("epsilon", e))

@@ -5,6 +5,9 @@
 //! The bound formulas below are small private helpers: they are the *independent check* of the
 //! statements, written from the seeds' formulas (see `docs/lemmas.md`).
 
+use super::bounds::{
+    bounded_divergence_bound, rdp_delta, tradeoff_bound, tradeoff_bound_as_printed,
+};
 use super::builtin_classical::{
     alphabet, classical_fns, delta_fraction, delta_of, eps_both, f64_margin, pair_alpha_instance,
     pair_instance, Gap,
@@ -20,18 +23,6 @@ use crate::spectral::Backend;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-/// `δ(α, τ, ε) = e^{(α−1)(τ−ε)} (1 − 1/α)^α / (α − 1)` (seed 001, Theorem 1.3), evaluated as
-/// one exponential of `(α−1)(τ−ε) + α ln(1 − 1/α) − ln(α−1)`.
-fn rdp_delta<R: Real>(alpha: f64, tau: R, eps: R) -> R {
-    if tau.to_f64() == f64::INFINITY {
-        return R::lit(f64::INFINITY);
-    }
-    let a = R::lit(alpha);
-    let am1 = R::lit(alpha - 1.0);
-    let expo = am1.clone() * (tau - eps) + a.clone() * (am1.clone() / a).ln() - am1.ln();
-    expo.exp()
-}
-
 fn rdp_to_dp<R: Real>(inst: &Instance) -> Result<Gap<R>> {
     let (p, q) = (inst.distribution("p")?, inst.distribution("q")?);
     let alpha = inst.scalar("alpha")?;
@@ -45,23 +36,17 @@ fn epsilon_item<G: Rng + ?Sized>(rng: &mut G) -> Item {
     Item::scalar(rng.random_range(0.0..4.0), 0.0, 10.0, Scale::Linear)
 }
 
-/// Corrected Theorem 21: `D_∞^δ ≤ ½ε² + ε √(2 ln(1/δ))` (minimum over α of Lemma 19 + Theorem 7,
-/// at `α − 1 = √(2 ln(1/δ))/ε`).
+/// Corrected Theorem 21 ([`tradeoff_bound`]).
 fn tradeoff<R: Real>(inst: &Instance) -> Result<Gap<R>> {
-    tradeoff_with(inst, |e: R, l: R| {
-        R::lit(0.5) * e.clone() * e.clone() + e * (R::lit(2.0) * l).sqrt()
-    })
+    tradeoff_with(inst, tradeoff_bound::<R>)
 }
 
-/// Theorem 21 as printed in seed 000: `D_∞^δ ≤ ½ε²(1 + ε/√(2 ln(1/δ)))` (an algebra slip in
-/// the optimal α, eq. A.71; false).
+/// Theorem 21 as printed ([`tradeoff_bound_as_printed`]; false).
 fn tradeoff_printed<R: Real>(inst: &Instance) -> Result<Gap<R>> {
-    tradeoff_with(inst, |e: R, l: R| {
-        R::lit(0.5) * e.clone() * e.clone() * (R::lit(1.0) + e / (R::lit(2.0) * l).sqrt())
-    })
+    tradeoff_with(inst, tradeoff_bound_as_printed::<R>)
 }
 
-fn tradeoff_with<R: Real>(inst: &Instance, bound: impl Fn(R, R) -> R) -> Result<Gap<R>> {
+fn tradeoff_with<R: Real>(inst: &Instance, bound: fn(R, f64) -> R) -> Result<Gap<R>> {
     let (p, q) = (inst.distribution("p")?, inst.distribution("q")?);
     let Some(delta) = delta_of(inst, p, q)? else {
         return Ok(Gap::le(R::lit(0.0), R::lit(f64::INFINITY)));
@@ -70,8 +55,10 @@ fn tradeoff_with<R: Real>(inst: &Instance, bound: impl Fn(R, R) -> R) -> Result<
     if eps.to_f64() == f64::INFINITY {
         return Ok(Gap::le(R::lit(0.0), R::lit(f64::INFINITY)));
     }
-    let l = -R::lit(delta).ln();
-    Ok(Gap::le(R::approx_max_divergence(p, q, delta)?, bound(eps, l)))
+    Ok(Gap::le(
+        R::approx_max_divergence(p, q, delta)?,
+        bound(eps, delta),
+    ))
 }
 
 /// Theorem 13: ε-DP (both ways) ⇒ `D_α ≤ min(ε, ½ε²α)` for α ≥ 1, i.e. (ε, ε²/2)-tCDP.
@@ -79,7 +66,7 @@ fn tcdp_from_pure_dp<R: Real>(inst: &Instance) -> Result<Gap<R>> {
     let (p, q) = (inst.distribution("p")?, inst.distribution("q")?);
     let alpha = inst.scalar("alpha")?;
     let eps: R = eps_both(p, q)?;
-    let bound = eps.clone().min(R::lit(0.5 * alpha) * eps.clone() * eps);
+    let bound = eps.clone().min(bounded_divergence_bound(eps, alpha));
     Ok(Gap::le(R::renyi(p, q, alpha)?, bound))
 }
 
@@ -91,7 +78,7 @@ fn tcdp_zcdp_links<R: Real>(inst: &Instance) -> Result<Gap<R>> {
     let (alpha, u) = (inst.scalar("alpha")?, inst.scalar("u")?);
     let eps: R = eps_both(p, q)?;
     let d = R::renyi(p, q, alpha)?;
-    let z = R::lit(0.5) * eps.clone() * eps.clone();
+    let z = bounded_divergence_bound(eps.clone(), 1.0);
     let to_zcdp = Gap::le(d.clone(), z.clone() * R::lit(alpha));
     let xi = R::max_divergence(p, q)?;
     let rho = R::lit(1.0 - u) * z;
@@ -103,7 +90,7 @@ fn zcdp_to_tcdp_printed<R: Real>(inst: &Instance) -> Result<Gap<R>> {
     let (p, q) = (inst.distribution("p")?, inst.distribution("q")?);
     let (alpha, u) = (inst.scalar("alpha")?, inst.scalar("u")?);
     let eps: R = eps_both(p, q)?;
-    let rho = R::lit(0.5 * (1.0 - u)) * eps.clone() * eps;
+    let rho = bounded_divergence_bound(eps, 1.0 - u);
     Ok(Gap::le(R::renyi(p, q, alpha)?, R::lit(alpha) * rho))
 }
 
@@ -188,7 +175,7 @@ pub(crate) fn all() -> Vec<Builtin> {
             source: "seed 001, Theorem 1.3 (soundness of the RDP → (ε,δ) conversion)",
             expected: Expected::Theorem,
             summary: "D_α(p‖q) ≤ τ ⇒ Σ(p − e^ε q)_+ ≤ e^{(α−1)(τ−ε)}(1−1/α)^α/(α−1)",
-            trials: 3000,
+            trials: 60000,
             sample: |ctx, rng| {
                 let e = epsilon_item(rng);
                 Ok(pair_alpha_instance(ctx, rng).with("epsilon", e))
@@ -201,7 +188,7 @@ pub(crate) fn all() -> Vec<Builtin> {
             source: "seed 000, Definition 21 with seed 001, Theorem 1.3",
             expected: Expected::Theorem,
             summary: "D̂_α(ρ‖σ) ≤ τ ⇒ Tr(ρ − e^ε σ)_+ ≤ e^{(α−1)(τ−ε)}(1−1/α)^α/(α−1)",
-            trials: 1500,
+            trials: 22500,
             sample: |ctx, rng| {
                 let e = epsilon_item(rng);
                 Ok(pair_alpha(ctx, rng, 1.0, f64::INFINITY).with("epsilon", e))
@@ -214,7 +201,7 @@ pub(crate) fn all() -> Vec<Builtin> {
             source: "seed 000, Theorem 21 (corrected optimum α − 1 = √(2 ln(1/δ))/ε)",
             expected: Expected::Theorem,
             summary: "D_∞ both ways ≤ ε, 0 < δ ≤ Δ ⇒ D_∞^δ(p‖q) ≤ ½ε² + ε√(2 ln(1/δ))",
-            trials: 3000,
+            trials: 60000,
             sample: tradeoff_sample,
             margin: to_m,
             high_precision: to_h,
@@ -224,7 +211,7 @@ pub(crate) fn all() -> Vec<Builtin> {
             source: "seed 000, Theorem 21 as printed (eq. 3.8; slip in eq. A.71)",
             expected: Expected::False,
             summary: "D_∞ both ways ≤ ε, 0 < δ ≤ Δ ⇒ D_∞^δ(p‖q) ≤ ½ε²(1 + ε/√(2 ln(1/δ)))",
-            trials: 1000,
+            trials: 20000,
             sample: tradeoff_sample,
             margin: tp_m,
             high_precision: tp_h,
@@ -234,7 +221,7 @@ pub(crate) fn all() -> Vec<Builtin> {
             source: "seed 000, Theorem 13",
             expected: Expected::Theorem,
             summary: "ε-DP both ways ⇒ (ε, ε²/2)-tCDP: D_α ≤ min(ε, ½ε²α) for α ≥ 1",
-            trials: 2000,
+            trials: 40000,
             sample: |ctx, rng| Ok(pair_alpha_instance(ctx, rng)),
             margin: t13_m,
             high_precision: t13_h,
@@ -244,7 +231,7 @@ pub(crate) fn all() -> Vec<Builtin> {
             source: "seed 000, Theorem 14 (second half corrected to (+∞, ξ+ρ)-tCDP)",
             expected: Expected::Theorem,
             summary: "(M,Z)-tCDP ⇒ (0,Z)-zCDP; (ξ,ρ)-zCDP ⇒ (+∞, ξ+ρ)-tCDP",
-            trials: 2000,
+            trials: 40000,
             sample: |ctx, rng| Ok(pair_alpha_u(ctx, rng)),
             margin: t14_m,
             high_precision: t14_h,
@@ -254,7 +241,7 @@ pub(crate) fn all() -> Vec<Builtin> {
             source: "seed 000, Theorem 14 as printed",
             expected: Expected::False,
             summary: "(ξ,ρ)-zCDP ⇒ (+∞, ρ)-tCDP, i.e. D_α ≤ ρα",
-            trials: 500,
+            trials: 10000,
             sample: |ctx, rng| Ok(pair_alpha_u(ctx, rng)),
             margin: t14p_m,
             high_precision: t14p_h,
@@ -264,7 +251,7 @@ pub(crate) fn all() -> Vec<Builtin> {
             source: "seed 000, Theorem 16 and Lemma 15",
             expected: Expected::Theorem,
             summary: "(M,Z)-tCDP ⇒ (min(M,Z), M + min(M,Z)/2)-mCDP",
-            trials: 1500,
+            trials: 30000,
             sample: |ctx, rng| {
                 let n = alphabet(ctx, rng);
                 let (p, q, how) = sample::distribution_pair(n, rng);

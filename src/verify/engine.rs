@@ -25,7 +25,7 @@ pub struct Config {
     /// Number of refinement restarts (the worst sampled instances refined); 0 disables refinement.
     pub restarts: usize,
     /// Refinement steps per restart (`None`: half the shard's trials spread over the restarts,
-    /// clamped to `[25, 400]`).
+    /// clamped to `[25, 1000]`).
     pub steps: Option<usize>,
     /// At most this many violating candidates are put through confirmation.
     pub max_confirm: usize,
@@ -38,7 +38,7 @@ impl Default for Config {
             seed: 0,
             context: SampleContext::default(),
             shard: (0, 1),
-            restarts: 4,
+            restarts: 8,
             steps: None,
             max_confirm: 8,
         }
@@ -72,13 +72,14 @@ impl Config {
 
     fn shard_trials(&self, total: usize) -> Vec<u64> {
         let (i, n) = self.shard;
-        (0..total as u64).filter(|t| *t % n as u64 == i as u64).collect()
+        (0..total as u64)
+            .filter(|t| *t % n as u64 == i as u64)
+            .collect()
     }
 
     fn steps_for(&self, shard_trials: usize) -> usize {
-        self.steps.unwrap_or_else(|| {
-            (shard_trials / 2 / self.restarts.max(1)).clamp(25, 400)
-        })
+        self.steps
+            .unwrap_or_else(|| (shard_trials / 2 / self.restarts.max(1)).clamp(25, 1000))
     }
 
     /// Work units (margin evaluations) a run of `s` will report to the progress callback.
@@ -158,6 +159,10 @@ pub struct Report {
     /// Error estimate at the worst margin.
     #[serde(with = "inf_number")]
     pub worst_error: f64,
+    /// The refined instance with the smallest certified margin (matrices inline), for the record
+    /// (e.g. what the search found for an open statement).
+    #[serde(default)]
+    pub worst_instance: Option<Value>,
     /// Source citation.
     pub source: String,
     /// One-line statement.
@@ -414,6 +419,17 @@ pub fn run(
         .first()
         .map(|c| c.margin)
         .or_else(|| ranked.first().map(|r| r.0));
+    let worst_instance = match cands.first() {
+        Some(c) => Some(json!({
+            "trial": c.trial,
+            "refined": c.refined,
+            "margin": json_num(c.margin.value),
+            "error": json_num(c.margin.error),
+            "ensemble": c.instance.tags(),
+            "instance": c.instance.to_json(None)?,
+        })),
+        None => None,
+    };
     let mut counterexample = None;
     let mut unconfirmed = 0;
     for c in cands.iter().filter(|c| c.margin.is_violation()) {
@@ -448,6 +464,7 @@ pub fn run(
         worst_margin: worst.map_or(f64::NAN, |m| m.value),
         counterexample,
         worst_error: worst.map_or(f64::NAN, |m| m.error),
+        worst_instance,
         source: s.source().to_string(),
         statement: s.summary().to_string(),
         evaluations,
@@ -580,6 +597,7 @@ pub fn merge(reports: Vec<Report>) -> Vec<Report> {
                 if r.worst_margin < o.worst_margin || o.worst_margin.is_nan() {
                     o.worst_margin = r.worst_margin;
                     o.worst_error = r.worst_error;
+                    o.worst_instance = r.worst_instance.clone();
                 }
                 let better = match (&o.counterexample, &r.counterexample) {
                     (None, Some(_)) => true,

@@ -261,7 +261,11 @@ impl Instance {
                 let k = isometry.nrows() / d_out;
                 Channel::new(
                     (0..k)
-                        .map(|i| isometry.slice(s![i * d_out..(i + 1) * d_out, ..]).to_owned())
+                        .map(|i| {
+                            isometry
+                                .slice(s![i * d_out..(i + 1) * d_out, ..])
+                                .to_owned()
+                        })
                         .collect(),
                 )
             }
@@ -290,7 +294,12 @@ impl Instance {
     }
 
     /// Only item `index` moved (the others unchanged); out-of-range indices move nothing.
-    pub fn perturbed_item<R: Rng + ?Sized>(&self, index: usize, step: f64, rng: &mut R) -> Instance {
+    pub fn perturbed_item<R: Rng + ?Sized>(
+        &self,
+        index: usize,
+        step: f64,
+        rng: &mut R,
+    ) -> Instance {
         let mut out = self.clone();
         if let Some((_, it)) = out.items.get_mut(index) {
             *it = it.perturbed(step, rng);
@@ -337,11 +346,13 @@ impl Instance {
                         write_matrix(dir.join(&file), m)?;
                         v["file"] = json!(file);
                     }
-                    None => v["matrix"] = serde_json::to_value(crate::io::JsonMatrix::from_array(m))
-                        .map_err(|e| Error::Parse {
-                            what: "matrix".into(),
-                            reason: e.to_string(),
-                        })?,
+                    None => {
+                        v["matrix"] = serde_json::to_value(crate::io::JsonMatrix::from_array(m))
+                            .map_err(|e| Error::Parse {
+                                what: "matrix".into(),
+                                reason: e.to_string(),
+                            })?
+                    }
                 }
             }
             out.push(v);
@@ -355,7 +366,9 @@ impl Instance {
             what: "instance JSON".into(),
             reason: why,
         };
-        let arr = v.as_array().ok_or_else(|| bad("expected a list of items".into()))?;
+        let arr = v
+            .as_array()
+            .ok_or_else(|| bad("expected a list of items".into()))?;
         let mut inst = Instance::new();
         for it in arr {
             let name = it["name"]

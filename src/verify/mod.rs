@@ -60,6 +60,7 @@
 //!
 //! `docs/lemmas.md` ("Writing your own statement") explains the parts in more detail.
 
+pub mod bounds;
 mod builtin_classical;
 mod builtin_privacy;
 mod builtin_quantum;
@@ -206,7 +207,11 @@ pub fn rounding(states: &[&DensityMatrix], values: &[f64]) -> f64 {
         .iter()
         .map(|s| condition_number(s))
         .fold(1.0, f64::max);
-    let size: f64 = values.iter().filter(|v| v.is_finite()).map(|v| v.abs()).sum();
+    let size: f64 = values
+        .iter()
+        .filter(|v| v.is_finite())
+        .map(|v| v.abs())
+        .sum();
     256.0 * d * EPS * kappa * (1.0 + size)
 }
 

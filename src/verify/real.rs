@@ -176,6 +176,14 @@ fn hp_sum(xs: impl Iterator<Item = Hp>) -> Hp {
     xs.fold(Hp::lit(0.0), |a, b| a + b)
 }
 
+/// `p_i / Σ p` in 256 bits: the `f64` data sum to 1 only up to rounding, and the exact
+/// evaluation must see probability vectors (an unnormalised `q` with `Σq > 1` would make
+/// `D_∞(p‖q) < 0`).
+fn hp_normalised(p: &[f64]) -> Vec<Hp> {
+    let s = hp_sum(p.iter().map(|&x| Hp::lit(x)));
+    p.iter().map(|&x| Hp::lit(x) / s.clone()).collect()
+}
+
 fn hp_check(p: &[f64], q: &[f64]) -> Result<()> {
     classical::check_probability(p)?;
     classical::check_probability(q)?;
@@ -232,59 +240,63 @@ impl Real for Hp {
                 expected: "high-precision Rényi divergence needs finite α > 0".into(),
             });
         }
+        let (pn, qn) = (hp_normalised(p), hp_normalised(q));
         let leaks = p.iter().zip(q).any(|(&a, &b)| a > 0.0 && b == 0.0);
-        let live = || p.iter().zip(q).filter(|(a, b)| **a > 0.0 && **b > 0.0);
+        let live = || {
+            (0..p.len())
+                .filter(|&i| p[i] > 0.0 && q[i] > 0.0)
+                .map(|i| (pn[i].clone(), qn[i].clone()))
+        };
         if alpha == 1.0 {
             if leaks {
                 return Ok(Hp::lit(f64::INFINITY));
             }
-            return Ok(hp_sum(live().map(|(&a, &b)| {
-                let a = Hp::lit(a);
-                a.clone() * (a.ln() - Hp::lit(b).ln())
-            })));
+            return Ok(hp_sum(live().map(|(a, b)| a.clone() * (a.ln() - b.ln()))));
         }
         if alpha > 1.0 && leaks {
             return Ok(Hp::lit(f64::INFINITY));
         }
         let t = Hp::lit(alpha - 1.0);
         // Σ p (p/q)^{α−1}, each term as exp((α−1) ln(p/q))
-        let s = hp_sum(live().map(|(&a, &b)| {
-            let (a, b) = (Hp::lit(a), Hp::lit(b));
-            a.clone() * (t.clone() * (a.ln() - b.ln())).exp()
-        }));
+        let s = hp_sum(live().map(|(a, b)| a.clone() * (t.clone() * (a.ln() - b.ln())).exp()));
         Ok(s.ln() / t)
     }
     fn max_divergence(p: &[f64], q: &[f64]) -> Result<Self> {
         hp_check(p, q)?;
+        let (pn, qn) = (hp_normalised(p), hp_normalised(q));
         let mut best = Hp::lit(f64::NEG_INFINITY);
-        for (&a, &b) in p.iter().zip(q).filter(|(a, _)| **a > 0.0) {
-            if b == 0.0 {
+        for i in (0..p.len()).filter(|&i| p[i] > 0.0) {
+            if q[i] == 0.0 {
                 return Ok(Hp::lit(f64::INFINITY));
             }
-            best = best.max(Hp::lit(a).ln() - Hp::lit(b).ln());
+            best = best.max(pn[i].ln() - qn[i].ln());
         }
         Ok(best)
     }
     fn hockey_stick(p: &[f64], q: &[f64], gamma: &Self) -> Result<Self> {
         hp_check(p, q)?;
-        Ok(hp_sum(p.iter().zip(q).map(|(&a, &b)| {
-            (Hp::lit(a) - gamma.clone() * Hp::lit(b)).max(Hp::lit(0.0))
-        })))
+        let (pn, qn) = (hp_normalised(p), hp_normalised(q));
+        Ok(hp_sum(
+            pn.into_iter()
+                .zip(qn)
+                .map(|(a, b)| (a - gamma.clone() * b).max(Hp::lit(0.0))),
+        ))
     }
     fn approx_max_divergence(p: &[f64], q: &[f64], delta: f64) -> Result<Self> {
         hp_check(p, q)?;
-        // maximise over the prefixes of the points sorted by decreasing ratio p/q (exact products)
+        let (pn, qn) = (hp_normalised(p), hp_normalised(q));
+        // maximise over the prefixes of the points sorted by decreasing ratio p/q
         let mut idx: Vec<usize> = (0..p.len()).filter(|&i| p[i] > 0.0).collect();
         idx.sort_by(|&i, &j| {
-            let (a, b) = (Hp::lit(p[j]) * Hp::lit(q[i]), Hp::lit(p[i]) * Hp::lit(q[j]));
+            let (a, b) = (pn[j].clone() * qn[i].clone(), pn[i].clone() * qn[j].clone());
             a.partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal)
         });
         let (mut ps, mut qs) = (Hp::lit(0.0), Hp::lit(0.0));
         let mut best = Hp::lit(f64::NEG_INFINITY);
         let d = Hp::lit(delta);
         for &i in &idx {
-            ps = ps + Hp::lit(p[i]);
-            qs = qs + Hp::lit(q[i]);
+            ps = ps + pn[i].clone();
+            qs = qs + qn[i].clone();
             if ps > d {
                 let v = if qs > Hp::lit(0.0) {
                     (ps.clone() - d.clone()).ln() - qs.ln()
@@ -298,8 +310,9 @@ impl Real for Hp {
     }
     fn total_variation(p: &[f64], q: &[f64]) -> Result<Self> {
         hp_check(p, q)?;
-        let s = hp_sum(p.iter().zip(q).map(|(&a, &b)| {
-            let d = Hp::lit(a) - Hp::lit(b);
+        let (pn, qn) = (hp_normalised(p), hp_normalised(q));
+        let s = hp_sum(pn.into_iter().zip(qn).map(|(a, b)| {
+            let d = a - b;
             if d < Hp::lit(0.0) {
                 -d
             } else {

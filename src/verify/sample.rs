@@ -114,7 +114,13 @@ pub fn state_generator<R: Rng + ?Sized>(
         }
         StateEnsemble::NearSingular => {
             let lambda: Vec<f64> = (0..d)
-                .map(|i| if i == 0 { 1e-9 } else { log_uniform(1e-9, 1.0, rng) })
+                .map(|i| {
+                    if i == 0 {
+                        1e-9
+                    } else {
+                        log_uniform(1e-9, 1.0, rng)
+                    }
+                })
                 .collect();
             spectral_generator(&haar_unitary(d, rng), &lambda)
         }
@@ -251,7 +257,11 @@ pub fn bounded_state_pair<R: Rng + ?Sized>(d: usize, rng: &mut R) -> (Item, Item
     let sh = hermitian_sqrt(s);
     let tg = spectral_generator(&haar_unitary(d, rng), &t);
     let rho = Item::state_from_generator(sh.dot(&tg));
-    (rho, sigma, format!("bounded-dmax(eps={eps:.3e},{})", ens.name()))
+    (
+        rho,
+        sigma,
+        format!("bounded-dmax(eps={eps:.3e},{})", ens.name()),
+    )
 }
 
 /// `A^{1/2}` of a Hermitian PSD matrix (nalgebra eigensolver).
@@ -293,7 +303,10 @@ pub fn channel<R: Rng + ?Sized>(d_in: usize, max_dim: usize, rng: &mut R) -> (It
             let k = rng.random_range(kmin..=kmin.max(d_in));
             let ch = Channel::random(d_in, d_out, k, rng);
             match ch {
-                Ok(ch) => (Item::channel(&ch), format!("stinespring(k={k},d_out={d_out})")),
+                Ok(ch) => (
+                    Item::channel(&ch),
+                    format!("stinespring(k={k},d_out={d_out})"),
+                ),
                 Err(_) => measurement(d_in, rng),
             }
         }

@@ -4,7 +4,11 @@
 //! returning the exit code. Errors are printed on one line as `error: …` with exit code 2.
 
 pub mod blas_env;
+mod compose;
+mod convert;
 mod divergence;
+mod dp;
+mod qzcdp;
 mod verify;
 
 use clap::{Parser, Subcommand};
@@ -21,6 +25,14 @@ pub struct Cli {
 enum Command {
     /// Divergence of two density matrices (.npy or .json files).
     Divergence(divergence::Args),
+    /// Sound conversions of zCDP / RDP guarantees to (ε, δ)-DP.
+    Convert(convert::Args),
+    /// Certified qzCDP check and fit of a neighbouring pair of states.
+    Qzcdp(qzcdp::Args),
+    /// Composition bounds for k copies of an (ε, δ)-DP mechanism, side by side.
+    Compose(compose::Args),
+    /// Quantum (ε, δ)-DP of a neighbouring pair (hockey-stick divergence).
+    Dp(dp::Args),
     /// Search for counterexamples to the seeds' lemmas (see `qrenyi verify --list`).
     Verify(verify::Args),
 }
@@ -30,6 +42,10 @@ pub fn run() -> i32 {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Divergence(a) => divergence::run(a),
+        Command::Convert(a) => convert::run(a),
+        Command::Qzcdp(a) => qzcdp::run(a),
+        Command::Compose(a) => compose::run(a),
+        Command::Dp(a) => dp::run(a),
         Command::Verify(a) => verify::run(a),
     };
     match result {

@@ -1,0 +1,310 @@
+//! `qrenyi qzcdp check|fit`: certified qzCDP checks and fits of a neighbouring pair.
+//!
+//! * `check --rho A --sigma B --xi X --zcdp-rho R [--kind K] [--json]` →
+//!   `{"holds": bool, "witness_alpha": a|null, "margin": m, …}`; exit code 0 when certified,
+//!   1 when violated or inconclusive.
+//! * `fit --rho A --sigma B [--kind K] [--xi X] [--json] [--plot out.svg]` →
+//!   `{"zcdp_rho": x, "alpha": a, …}`; the plot shows `D_α` and the line `ξ + ρα`.
+
+use super::divergence::load_state;
+use super::json_number;
+use qrenyi::divergence::Family;
+use qrenyi::privacy::qzcdp::{CertifyOptions, CheckResult, FitResult, Neighbours, Status};
+use qrenyi::state::DensityMatrix;
+use qrenyi::{Error, Result};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+/// The neighbouring pair as two state files, with the loader options.
+#[derive(clap::Args, Debug)]
+pub struct PairArgs {
+    /// First state ρ = M(x) (.npy complex128/float64 or .json).
+    #[arg(long)]
+    pub rho: PathBuf,
+    /// Second state σ = M(x').
+    #[arg(long)]
+    pub sigma: PathBuf,
+    /// Eigensolver backend: lapack, lapack-mrrr or nalgebra.
+    #[arg(long, default_value = "default")]
+    pub backend: String,
+    /// Base validation tolerance.
+    #[arg(long, default_value_t = 1e-10, allow_negative_numbers = true)]
+    pub tolerance: f64,
+}
+
+impl PairArgs {
+    /// Load and validate both states.
+    pub fn load(&self) -> Result<(DensityMatrix, DensityMatrix)> {
+        Ok((
+            load_state(&self.rho, &self.backend, self.tolerance)?,
+            load_state(&self.sigma, &self.backend, self.tolerance)?,
+        ))
+    }
+}
+
+/// Family choice on the command line.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Sandwiched D̃_α (default; data processing for all α ≥ ½).
+    Sandwiched,
+    /// Maximal D̂_α (seed 000, Definition 21).
+    Maximal,
+    /// Petz D̄_α (warning: no data processing for α > 2).
+    Petz,
+}
+
+impl From<Kind> for Family {
+    fn from(k: Kind) -> Family {
+        match k {
+            Kind::Sandwiched => Family::Sandwiched,
+            Kind::Maximal => Family::Maximal,
+            Kind::Petz => Family::Petz,
+        }
+    }
+}
+
+/// Options shared by check and fit.
+#[derive(clap::Args, Debug)]
+pub struct Common {
+    #[command(flatten)]
+    pair: PairArgs,
+    /// Rényi family.
+    #[arg(long, value_enum, default_value = "sandwiched")]
+    kind: Kind,
+    /// Also check/fit the reverse order D_α(σ‖ρ).
+    #[arg(long)]
+    symmetric: bool,
+    /// Relative numerical slack on each divergence value.
+    #[arg(long, default_value_t = 1e-12, allow_negative_numbers = true)]
+    slack: f64,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+impl Common {
+    fn neighbours(&self) -> Result<Neighbours> {
+        let (r, s) = self.pair.load()?;
+        Ok(Neighbours::quantum(r, s)?.symmetric(self.symmetric))
+    }
+}
+
+/// Arguments of `qrenyi qzcdp`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Cmd {
+    /// Certified check of D_α(ρ‖σ) ≤ ξ + ρα for all α > 1.
+    Check {
+        #[command(flatten)]
+        common: Common,
+        /// Offset ξ ≥ 0.
+        #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+        xi: f64,
+        /// Slope ρ ≥ 0.
+        #[arg(long = "zcdp-rho", allow_negative_numbers = true)]
+        zcdp_rho: f64,
+    },
+    /// Minimal ρ for a given ξ (certified upper bound within a relative tolerance).
+    Fit {
+        #[command(flatten)]
+        common: Common,
+        /// Offset ξ ≥ 0.
+        #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+        xi: f64,
+        /// Relative tolerance of the fit.
+        #[arg(long, default_value_t = 1e-6, allow_negative_numbers = true)]
+        fit_tolerance: f64,
+        /// Draw D_α and the line ξ + ρα into this SVG file.
+        #[arg(long)]
+        plot: Option<PathBuf>,
+    },
+}
+
+fn opt_num(x: Option<f64>) -> serde_json::Value {
+    x.map_or(serde_json::Value::Null, json_number)
+}
+
+fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Holds => "holds",
+        Status::Violated => "violated",
+        Status::Inconclusive => "inconclusive",
+    }
+}
+
+fn print_check(r: &CheckResult, json: bool) {
+    if json {
+        let cover: Vec<_> = r
+            .cover
+            .iter()
+            .map(|c| json!([json_number(c.lo), json_number(c.hi), json_number(c.d_hi)]))
+            .collect();
+        println!(
+            "{}",
+            json!({
+                "holds": r.holds,
+                "witness_alpha": opt_num(r.witness_alpha),
+                "margin": json_number(r.margin),
+                "status": status_name(r.status),
+                "cover": cover,
+                "evaluations": r.evaluations,
+                "warnings": r.warnings,
+            })
+        );
+    } else {
+        println!("status: {}", status_name(r.status));
+        if let Some(a) = r.witness_alpha {
+            println!("witness α = {}", super::fmt_param(a));
+        }
+        println!("margin = {}", super::fmt_value(r.margin));
+        println!(
+            "certified cover: {} intervals, {} divergence evaluations",
+            r.cover.len(),
+            r.evaluations
+        );
+        for w in &r.warnings {
+            println!("warning: {w}");
+        }
+    }
+}
+
+fn print_fit(r: &FitResult, xi: f64, json: bool) {
+    if json {
+        println!(
+            "{}",
+            json!({
+                "zcdp_rho": json_number(r.rho),
+                "alpha": opt_num(r.alpha),
+                "xi": json_number(xi),
+                "lower": json_number(r.lower),
+                "evaluations": r.evaluations,
+                "warnings": r.warnings,
+            })
+        );
+    } else {
+        println!("ρ*(ξ = {xi}) ≤ {}", super::fmt_value(r.rho));
+        println!("best value found {}", super::fmt_value(r.lower));
+        if let Some(a) = r.alpha {
+            println!("maximising α = {}", super::fmt_param(a));
+        }
+        for w in &r.warnings {
+            println!("warning: {w}");
+        }
+    }
+}
+
+/// Run `qrenyi qzcdp`.
+pub fn run(args: &Args) -> Result<i32> {
+    match &args.cmd {
+        Cmd::Check {
+            common,
+            xi,
+            zcdp_rho,
+        } => {
+            let opts = CertifyOptions {
+                slack: common.slack,
+                ..Default::default()
+            };
+            let r = common
+                .neighbours()?
+                .check(common.kind.into(), *xi, *zcdp_rho, &opts)?;
+            print_check(&r, common.json);
+            Ok(if r.holds { 0 } else { 1 })
+        }
+        Cmd::Fit {
+            common,
+            xi,
+            fit_tolerance,
+            plot,
+        } => {
+            let opts = CertifyOptions {
+                slack: common.slack,
+                tolerance: *fit_tolerance,
+                ..Default::default()
+            };
+            let nb = common.neighbours()?;
+            let family: Family = common.kind.into();
+            let r = nb.fit(family, *xi, &opts)?;
+            if let Some(path) = plot {
+                draw(path, &nb, family, *xi, &r)?;
+            }
+            print_fit(&r, *xi, common.json);
+            Ok(0)
+        }
+    }
+}
+
+fn plot_err(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Io {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    }
+}
+
+/// SVG plot of `α ↦ D_α` (worst case over the pairs) and the fitted line `ξ + ρα`.
+fn draw(path: &Path, nb: &Neighbours, family: Family, xi: f64, fit: &FitResult) -> Result<()> {
+    use plotters::prelude::*;
+    let amax = fit
+        .alpha
+        .filter(|a| a.is_finite())
+        .map_or(10.0, |a| (4.0 * a).max(10.0));
+    let n = 200;
+    let alphas: Vec<f64> = (0..=n)
+        .map(|i| 1.0 + 1e-3 * ((amax - 1.0) / 1e-3).powf(i as f64 / n as f64))
+        .collect();
+    let d = nb.curve(family, &alphas)?;
+    let rho = if fit.rho.is_finite() { fit.rho } else { 0.0 };
+    let pts: Vec<(f64, f64)> = alphas
+        .iter()
+        .zip(&d)
+        .filter(|(_, v)| v.is_finite())
+        .map(|(&a, &v)| (a, v))
+        .collect();
+    let line: Vec<(f64, f64)> = alphas.iter().map(|&a| (a, xi + rho * a)).collect();
+    let ymax = pts
+        .iter()
+        .chain(&line)
+        .map(|p| p.1)
+        .fold(1e-12f64, f64::max)
+        * 1.05;
+    let root = SVGBackend::new(path, (720, 480)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| plot_err(path, e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            format!("{} D_α and ξ + ρα (ξ = {xi}, ρ = {rho:.6})", family.name()),
+            ("sans-serif", 18),
+        )
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(56)
+        .build_cartesian_2d(1.0..amax, 0.0..ymax)
+        .map_err(|e| plot_err(path, e))?;
+    chart
+        .configure_mesh()
+        .x_desc("α")
+        .y_desc("divergence (nats)")
+        .draw()
+        .map_err(|e| plot_err(path, e))?;
+    chart
+        .draw_series(LineSeries::new(pts, &BLUE))
+        .map_err(|e| plot_err(path, e))?
+        .label("D_α")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE));
+    chart
+        .draw_series(LineSeries::new(line, &RED))
+        .map_err(|e| plot_err(path, e))?
+        .label("ξ + ρα")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
+    chart
+        .configure_series_labels()
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| plot_err(path, e))?;
+    root.present().map_err(|e| plot_err(path, e))?;
+    Ok(())
+}

@@ -1,0 +1,671 @@
+//! Certified qzCDP checks and fits, and the pure-DP / `(ε, δ)` views of neighbouring pairs.
+//!
+//! **Check.** Does `D_α(ρ‖σ) ≤ ξ + ρα` hold for every `α ∈ (1, ∞)`? Each family is
+//! nondecreasing in α (Petz and maximal: they are classical Rényi divergences of fixed
+//! distributions — Nussbaum–Szkoła and the `(w_k t_k, w_k)` reduction — and classical `D_α` is
+//! nondecreasing, van Erven–Harremoës 2014 Thm 3, seed 000 Theorem 6; sandwiched: Müller-Lennert
+//! et al. 2013 Thm 7, Beigi 2013, Tomamichel 2016 Cor. 4.3). Hence an interval `[a, b]` is
+//! *certified* when `D_b ≤ ξ + ρa`: for `α ∈ [a, b]`, `D_α ≤ D_b ≤ ξ + ρa ≤ ξ + ρα`. The tail
+//! `[T, ∞)` is certified by `D_∞ ≤ ξ + ρT`, and the `α → 1` end by the interval `[1, b]` with
+//! `D_b ≤ ξ + ρ`. Intervals that fail are split until `(1, ∞)` is covered or an order with
+//! `D_α > ξ + ρα` (a witness) is found. `D_∞ = ∞` (supports differ) means `D_α = ∞` for every
+//! α > 1: violated.
+//!
+//! **Fit.** `ρ*(ξ) = sup_{α>1} (D_α − ξ)/α` by branch and bound with the same monotonicity:
+//! on `[a, b]`, `(D_α − ξ)/α ≤ (D_b − ξ)/a` (or `/b` when negative). The returned `ρ` is the
+//! largest remaining upper bound (certified), within a relative tolerance (default `1e-6`) of the
+//! best value found; the maximising α is reported (`1` for the `α → 1⁺` limit, `∞` when the
+//! supremum is approached at infinity).
+//!
+//! Certification is relative to the divergence core's computed values, each allowed a numerical
+//! slack `η = slack · max(1, |D|)` (default `slack = 1e-12`) in the direction that makes the
+//! verdict harder.
+
+use super::conversion::Converted;
+use super::rounding::{pt, up_by};
+use super::{check_delta, check_nonneg, check_nonneg_or_inf, family_warning, smallest_ok};
+use crate::divergence::{classical, renyi_mean, Family, Pair};
+use crate::error::{Error, Result};
+use crate::spectral::EPS;
+use crate::state::DensityMatrix;
+use std::cell::RefCell;
+use std::collections::{BinaryHeap, HashMap};
+use std::ops::{Add, Div, Mul, Sub};
+
+/// One neighbouring pair: two density matrices or two probability vectors.
+#[derive(Clone, Debug)]
+pub enum NeighbourPair {
+    /// `(ρ, σ)` = `(M(x), M(x'))` as density matrices.
+    Quantum(DensityMatrix, DensityMatrix),
+    /// `(p, q)` = `(M(x), M(x'))` as probability vectors.
+    Classical(Vec<f64>, Vec<f64>),
+}
+
+/// The neighbouring pairs of a mechanism; every guarantee is the worst case over them
+/// (and over both orders when `symmetric`).
+#[derive(Clone, Debug)]
+pub struct Neighbours {
+    pairs: Vec<NeighbourPair>,
+    symmetric: bool,
+}
+
+/// Options of [`Neighbours::check`] and [`Neighbours::fit`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CertifyOptions {
+    /// Relative numerical slack allowed on each divergence value (default `1e-12`).
+    pub slack: f64,
+    /// Relative tolerance of the fit (default `1e-6`).
+    pub tolerance: f64,
+    /// Divergence evaluations allowed per directed pair (default 20000; a first-order
+    /// branch and bound needs a few thousand for a `1e-6` fit with an interior maximiser).
+    pub max_evaluations: usize,
+}
+
+impl Default for CertifyOptions {
+    fn default() -> Self {
+        CertifyOptions {
+            slack: 1e-12,
+            tolerance: 1e-6,
+            max_evaluations: 20000,
+        }
+    }
+}
+
+/// Verdict of a certified check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// `(1, ∞)` is covered by certified intervals.
+    Holds,
+    /// An order with `D_α > ξ + ρα` was found.
+    Violated,
+    /// Neither within the evaluation budget / resolution (the bound is tight to within the slack
+    /// somewhere, typically `D_1 = ξ + ρ` at the `α → 1` end).
+    Inconclusive,
+}
+
+/// A certified interval: `D_α ≤ d_hi ≤ ξ + ρ·lo` for all `α ∈ [lo, hi]` (`hi = ∞` for the tail).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CoverInterval {
+    /// Left end (`1` stands for the open end `α → 1⁺`).
+    pub lo: f64,
+    /// Right end (`∞` for the tail, certified by `D_∞`).
+    pub hi: f64,
+    /// `D` at the right end (an upper bound on `D_α` over the interval).
+    pub d_hi: f64,
+}
+
+/// Result of [`Neighbours::check`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckResult {
+    /// The verdict.
+    pub status: Status,
+    /// `status == Holds`.
+    pub holds: bool,
+    /// An order with `D_α > ξ + ρα` when violated.
+    pub witness_alpha: Option<f64>,
+    /// Holds: certified lower bound on `inf_α (ξ + ρα − D_α)` over the cover (≥ 0). Violated:
+    /// `ξ + ρα − D_α < 0` at the witness. Inconclusive: the worst `ξ + ρa − D_b` left.
+    pub margin: f64,
+    /// The certified cover (all directed pairs concatenated), sorted by left end.
+    pub cover: Vec<CoverInterval>,
+    /// Divergence evaluations used.
+    pub evaluations: usize,
+    /// Caveats (Petz without data processing).
+    pub warnings: Vec<String>,
+}
+
+/// Result of [`Neighbours::fit`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct FitResult {
+    /// Certified upper bound on `ρ*(ξ) = sup_{α>1}(D_α − ξ)/α` (rounded up; `∞` when supports
+    /// differ).
+    pub rho: f64,
+    /// Best value found (a lower bound on `ρ*` up to the slack).
+    pub lower: f64,
+    /// The maximising order (`1` = the `α → 1⁺` limit, `∞` = approached at infinity).
+    pub alpha: Option<f64>,
+    /// Divergence evaluations used.
+    pub evaluations: usize,
+    /// Caveats.
+    pub warnings: Vec<String>,
+}
+
+/// `D_α` of one directed pair and family, memoised.
+struct Curve<'a> {
+    source: Source<'a>,
+    memo: RefCell<HashMap<u64, f64>>,
+    slack: f64,
+}
+
+enum Source<'a> {
+    Quantum(Pair<'a>, Family),
+    Classical(Vec<(f64, f64)>),
+}
+
+impl<'a> Curve<'a> {
+    fn d(&self, alpha: f64) -> Result<f64> {
+        if let Some(&v) = self.memo.borrow().get(&alpha.to_bits()) {
+            return Ok(v);
+        }
+        let v = match &self.source {
+            Source::Quantum(p, f) => p.renyi(*f, alpha)?,
+            Source::Classical(t) => renyi_mean(t, alpha),
+        };
+        if v.is_nan() {
+            return Err(Error::NonFinite {
+                value: "NaN".into(),
+                position: format!("D_α at α = {alpha}"),
+            });
+        }
+        self.memo.borrow_mut().insert(alpha.to_bits(), v);
+        Ok(v)
+    }
+
+    fn evaluations(&self) -> usize {
+        self.memo.borrow().len()
+    }
+
+    /// Numerical slack for a value `d`.
+    fn eta(&self, d: f64) -> f64 {
+        if d.is_finite() {
+            self.slack * d.abs().max(1.0)
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Split point of `[a, b] ⊂ [1, ∞)`: geometric in `α − 1` over wide ranges, else arithmetic.
+fn split(a: f64, b: f64) -> f64 {
+    let (x, y) = (a - 1.0, b - 1.0);
+    if x > 0.0 && y > 4.0 * x {
+        1.0 + (x * y).sqrt()
+    } else {
+        a + 0.5 * (b - a)
+    }
+}
+
+/// The line `ξ + ρα`, lower end of its enclosure.
+fn line_lo(xi: f64, rho: f64, a: f64) -> f64 {
+    pt(xi).add(pt(rho).mul(pt(a))).lo
+}
+/// The line `ξ + ρα`, upper end.
+fn line_hi(xi: f64, rho: f64, a: f64) -> f64 {
+    pt(xi).add(pt(rho).mul(pt(a))).hi
+}
+
+struct DirectedCheck {
+    status: Status,
+    witness: Option<f64>,
+    margin: f64,
+    cover: Vec<CoverInterval>,
+    evaluations: usize,
+}
+
+/// Smallest order (doubling from 2) with `D_α − η > ξ + ρα`, if any below `2^60`.
+fn find_witness(c: &Curve, xi: f64, rho: f64) -> Result<Option<(f64, f64)>> {
+    let mut a = 2.0;
+    while a < 1.2e18 {
+        let d = c.d(a)?;
+        if d - c.eta(d) > line_hi(xi, rho, a) {
+            return Ok(Some((a, line_hi(xi, rho, a) - d)));
+        }
+        a *= 2.0;
+    }
+    Ok(None)
+}
+
+fn check_directed(c: &Curve, xi: f64, rho: f64, opts: &CertifyOptions) -> Result<DirectedCheck> {
+    let violated = |a: f64, m: f64, c: &Curve| DirectedCheck {
+        status: Status::Violated,
+        witness: Some(a),
+        margin: m,
+        cover: vec![],
+        evaluations: c.evaluations(),
+    };
+    let dinf = c.d(f64::INFINITY)?;
+    // tail start T with D_∞ + η ≤ ξ + ρT
+    let tail = if dinf.is_finite() && rho > 0.0 {
+        // twice the smallest admissible start, so the tail's own margin is D_∞ − ξ (not ≈ η)
+        let mut t = pt(dinf + c.eta(dinf))
+            .sub(pt(xi))
+            .div(pt(rho))
+            .mul(pt(2.0))
+            .hi
+            .max(1.0);
+        while line_lo(xi, rho, t) < dinf + c.eta(dinf) {
+            t = up_by(t, 4);
+        }
+        Some(t)
+    } else if dinf.is_finite() && dinf + c.eta(dinf) <= xi {
+        Some(1.0)
+    } else {
+        None
+    };
+    let Some(t) = tail else {
+        // D_∞ = ∞ (supports differ: D_α = ∞ for all α > 1), or ρ = 0 < D_∞ − ξ
+        return Ok(match find_witness(c, xi, rho)? {
+            Some((a, m)) => violated(a, m, c),
+            None => DirectedCheck {
+                status: Status::Inconclusive,
+                witness: None,
+                margin: xi - dinf,
+                cover: vec![],
+                evaluations: c.evaluations(),
+            },
+        });
+    };
+    let mut cover = vec![CoverInterval {
+        lo: t,
+        hi: f64::INFINITY,
+        d_hi: dinf,
+    }];
+    let mut margin = line_lo(xi, rho, t) - dinf;
+    let mut stack = if t > 1.0 { vec![(1.0, t)] } else { vec![] };
+    let mut undecided: Option<f64> = None;
+    while let Some((a, b)) = stack.pop() {
+        let db = c.d(b)?;
+        let eta = c.eta(db);
+        if db - eta > line_hi(xi, rho, b) {
+            return Ok(violated(b, line_hi(xi, rho, b) - db, c));
+        }
+        let slack_left = line_lo(xi, rho, a) - (db + eta);
+        if slack_left >= 0.0 {
+            cover.push(CoverInterval {
+                lo: a,
+                hi: b,
+                d_hi: db,
+            });
+            margin = margin.min(line_lo(xi, rho, a) - db);
+            continue;
+        }
+        if a > 1.0 {
+            let da = c.d(a)?;
+            if da - c.eta(da) > line_hi(xi, rho, a) {
+                return Ok(violated(a, line_hi(xi, rho, a) - da, c));
+            }
+        }
+        let m = split(a, b);
+        let too_fine = m <= a || m >= b || (b - a) <= 1e-12 * b;
+        if too_fine || c.evaluations() >= opts.max_evaluations {
+            undecided = Some(undecided.map_or(slack_left, |u: f64| u.min(slack_left)));
+            continue;
+        }
+        // right half first on the stack so the left (α → 1) side is explored first
+        stack.push((m, b));
+        stack.push((a, m));
+    }
+    cover.sort_by(|x, y| x.lo.total_cmp(&y.lo));
+    Ok(match undecided {
+        Some(u) => DirectedCheck {
+            status: Status::Inconclusive,
+            witness: None,
+            margin: u,
+            cover,
+            evaluations: c.evaluations(),
+        },
+        None => DirectedCheck {
+            status: Status::Holds,
+            witness: None,
+            margin,
+            cover,
+            evaluations: c.evaluations(),
+        },
+    })
+}
+
+/// Interval of the fit's branch and bound, ordered by its upper bound.
+#[derive(PartialEq)]
+struct Node {
+    upper: f64,
+    a: f64,
+    b: f64,
+}
+impl Eq for Node {}
+impl PartialOrd for Node {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Node {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.upper.total_cmp(&o.upper)
+    }
+}
+
+/// Upper bound of `(D_α − ξ)/α` on `[a, b]` given `D_b` (plus slack), rounded up.
+fn node_upper(c: &Curve, xi: f64, a: f64, b: f64, db: f64) -> f64 {
+    let num = pt(db + c.eta(db)).sub(pt(xi));
+    if num.hi >= 0.0 {
+        num.div(pt(a)).hi
+    } else {
+        num.div(pt(b)).hi
+    }
+}
+
+struct DirectedFit {
+    upper: f64,
+    lower: f64,
+    alpha: Option<f64>,
+    evaluations: usize,
+}
+
+fn fit_directed(c: &Curve, xi: f64, opts: &CertifyOptions) -> Result<DirectedFit> {
+    let done = |upper: f64, lower: f64, alpha: Option<f64>, c: &Curve| DirectedFit {
+        upper,
+        lower,
+        alpha,
+        evaluations: c.evaluations(),
+    };
+    let dinf = c.d(f64::INFINITY)?;
+    if dinf == f64::INFINITY {
+        return Ok(done(f64::INFINITY, f64::INFINITY, None, c));
+    }
+    if dinf + c.eta(dinf) <= xi {
+        // (D_α − ξ)/α ≤ 0 everywhere and → 0 as α → ∞
+        return Ok(done(0.0, 0.0, Some(f64::INFINITY), c));
+    }
+    let g = |a: f64| -> Result<f64> {
+        let d = c.d(a)?;
+        Ok(if a == 1.0 { d - xi } else { (d - xi) / a })
+    };
+    let (mut lower, mut arg) = (g(1.0)?, 1.0);
+    let mut a = 2.0;
+    loop {
+        let v = g(a)?;
+        if v > lower {
+            lower = v;
+            arg = a;
+        }
+        if lower > 0.0 || a > 1e300 {
+            break;
+        }
+        a *= 2.0;
+    }
+    if lower <= 0.0 {
+        return Ok(done(0.0, 0.0, Some(f64::INFINITY), c));
+    }
+    // tail [T, ∞): (D_α − ξ)/α ≤ (D_∞ + η − ξ)/T ≤ lower
+    let t = pt(dinf + c.eta(dinf))
+        .sub(pt(xi))
+        .div(pt(lower))
+        .hi
+        .max(1.0);
+    let tail_upper = pt(dinf + c.eta(dinf)).sub(pt(xi)).div(pt(t)).hi;
+    let mut heap = BinaryHeap::new();
+    if t > 1.0 {
+        let dt = c.d(t)?;
+        heap.push(Node {
+            upper: node_upper(c, xi, 1.0, t, dt),
+            a: 1.0,
+            b: t,
+        });
+    }
+    let target = |lower: f64| lower + opts.tolerance * lower.abs();
+    while let Some(top) = heap.peek() {
+        if top.upper <= target(lower) || c.evaluations() >= opts.max_evaluations {
+            break;
+        }
+        let Some(n) = heap.pop() else { break };
+        let m = split(n.a, n.b);
+        if m <= n.a || m >= n.b {
+            heap.push(n);
+            break;
+        }
+        let v = g(m)?;
+        if v > lower {
+            lower = v;
+            arg = m;
+        }
+        let (dm, db) = (c.d(m)?, c.d(n.b)?);
+        heap.push(Node {
+            upper: node_upper(c, xi, n.a, m, dm),
+            a: n.a,
+            b: m,
+        });
+        heap.push(Node {
+            upper: node_upper(c, xi, m, n.b, db),
+            a: m,
+            b: n.b,
+        });
+    }
+    let upper = heap
+        .peek()
+        .map_or(f64::NEG_INFINITY, |n| n.upper)
+        .max(tail_upper)
+        .max(lower)
+        .max(0.0);
+    Ok(done(upper, lower, Some(arg), c))
+}
+
+impl Neighbours {
+    /// Validate and collect pairs (`symmetric = false`: only `D(M(x)‖M(x'))` in the given order).
+    pub fn new(pairs: Vec<NeighbourPair>) -> Result<Self> {
+        if pairs.is_empty() {
+            return Err(Error::Empty("list of neighbouring pairs".into()));
+        }
+        for p in &pairs {
+            match p {
+                NeighbourPair::Quantum(r, s) => {
+                    Pair::new(r, s)?;
+                }
+                NeighbourPair::Classical(p, q) => {
+                    classical::total_variation(p, q)?;
+                }
+            }
+        }
+        Ok(Neighbours {
+            pairs,
+            symmetric: false,
+        })
+    }
+
+    /// One quantum pair.
+    pub fn quantum(rho: DensityMatrix, sigma: DensityMatrix) -> Result<Self> {
+        Self::new(vec![NeighbourPair::Quantum(rho, sigma)])
+    }
+
+    /// One classical pair.
+    pub fn classical(p: Vec<f64>, q: Vec<f64>) -> Result<Self> {
+        Self::new(vec![NeighbourPair::Classical(p, q)])
+    }
+
+    /// Also include every pair in the reverse order (the neighbour relation is symmetric).
+    pub fn symmetric(mut self, yes: bool) -> Self {
+        self.symmetric = yes;
+        self
+    }
+
+    /// The pairs.
+    pub fn pairs(&self) -> &[NeighbourPair] {
+        &self.pairs
+    }
+
+    fn curves(&self, family: Family, slack: f64, both: bool) -> Vec<Curve<'_>> {
+        let mut out = Vec::new();
+        for p in &self.pairs {
+            for rev in [false, true] {
+                if rev && !both {
+                    continue;
+                }
+                let source = match p {
+                    NeighbourPair::Quantum(r, s) => {
+                        let (x, y) = if rev { (s, r) } else { (r, s) };
+                        // dimensions were checked in `new`
+                        match Pair::new(x, y) {
+                            Ok(pair) => Source::Quantum(pair, family),
+                            Err(_) => continue,
+                        }
+                    }
+                    NeighbourPair::Classical(a, b) => {
+                        let (x, y) = if rev { (b, a) } else { (a, b) };
+                        Source::Classical(classical::log_ratio_terms(x, y))
+                    }
+                };
+                out.push(Curve {
+                    source,
+                    memo: RefCell::new(HashMap::new()),
+                    slack,
+                });
+            }
+        }
+        out
+    }
+
+    /// Certified check of `(ξ, ρ)`-qzCDP for `family` (see module docs).
+    pub fn check(
+        &self,
+        family: Family,
+        xi: f64,
+        rho: f64,
+        opts: &CertifyOptions,
+    ) -> Result<CheckResult> {
+        check_nonneg("xi", xi)?;
+        check_nonneg("zcdp_rho", rho)?;
+        check_options(opts)?;
+        let mut res = CheckResult {
+            status: Status::Holds,
+            holds: true,
+            witness_alpha: None,
+            margin: f64::INFINITY,
+            cover: vec![],
+            evaluations: 0,
+            warnings: family_warning(family).into_iter().collect(),
+        };
+        for c in self.curves(family, opts.slack, self.symmetric) {
+            let r = check_directed(&c, xi, rho, opts)?;
+            res.evaluations += r.evaluations;
+            match r.status {
+                Status::Violated => {
+                    res.status = Status::Violated;
+                    res.holds = false;
+                    res.witness_alpha = r.witness;
+                    res.margin = r.margin;
+                    res.cover.clear();
+                    return Ok(res);
+                }
+                Status::Inconclusive => {
+                    res.status = Status::Inconclusive;
+                    res.holds = false;
+                }
+                Status::Holds => {}
+            }
+            res.margin = res.margin.min(r.margin);
+            res.cover.extend(r.cover);
+        }
+        Ok(res)
+    }
+
+    /// Certified fit of the minimal `ρ` for offset `ξ` (see module docs); worst case over pairs.
+    pub fn fit(&self, family: Family, xi: f64, opts: &CertifyOptions) -> Result<FitResult> {
+        check_nonneg("xi", xi)?;
+        check_options(opts)?;
+        let mut res = FitResult {
+            rho: 0.0,
+            lower: 0.0,
+            alpha: None,
+            evaluations: 0,
+            warnings: family_warning(family).into_iter().collect(),
+        };
+        for c in self.curves(family, opts.slack, self.symmetric) {
+            let r = fit_directed(&c, xi, opts)?;
+            res.evaluations += r.evaluations;
+            if r.lower > res.lower || res.alpha.is_none() {
+                res.lower = r.lower.max(res.lower);
+                res.alpha = r.alpha;
+            }
+            res.rho = res.rho.max(r.upper);
+        }
+        Ok(res)
+    }
+
+    /// Worst-case `D_α` over the pairs (directions as configured) at each order.
+    pub fn curve(&self, family: Family, alphas: &[f64]) -> Result<Vec<f64>> {
+        let curves = self.curves(family, 0.0, self.symmetric);
+        alphas
+            .iter()
+            .map(|&a| {
+                family.check_alpha(a)?;
+                curves
+                    .iter()
+                    .try_fold(f64::NEG_INFINITY, |m, c| Ok(m.max(c.d(a)?)))
+            })
+            .collect()
+    }
+
+    /// Pure-DP view: `max D_max` over the pairs, **both** orders (`D_max(ρ‖σ)`, `D_max(σ‖ρ)`).
+    pub fn pure_epsilon(&self) -> Result<f64> {
+        self.curves(Family::Sandwiched, 0.0, true)
+            .iter()
+            .try_fold(0.0f64, |m, c| Ok(m.max(c.d(f64::INFINITY)?)))
+    }
+
+    /// `(ε, δ)` view: `δ(ε) = max E_{e^ε}` over the pairs, both orders, plus the core's absolute
+    /// accuracy margin `16·d·ε_mach·max(1, e^ε)` (rounded up).
+    pub fn delta(&self, epsilon: f64) -> Result<f64> {
+        check_nonneg_or_inf("epsilon", epsilon)?;
+        if epsilon == f64::INFINITY {
+            return Ok(0.0);
+        }
+        let gamma = pt(epsilon).exp().hi;
+        if !gamma.is_finite() {
+            return Ok(0.0);
+        }
+        let mut worst = 0.0f64;
+        for p in &self.pairs {
+            let (v, d) = match p {
+                NeighbourPair::Quantum(r, s) => (
+                    Pair::new(r, s)?
+                        .hockey_stick(gamma)?
+                        .max(Pair::new(s, r)?.hockey_stick(gamma)?),
+                    r.dim(),
+                ),
+                NeighbourPair::Classical(a, b) => (
+                    classical::hockey_stick(a, b, gamma)?
+                        .max(classical::hockey_stick(b, a, gamma)?),
+                    a.len(),
+                ),
+            };
+            let margin = 16.0 * d as f64 * EPS * gamma.max(1.0);
+            worst = worst.max(pt(v).add(pt(margin)).hi);
+        }
+        Ok(worst.min(1.0))
+    }
+
+    /// Smallest `ε` with [`Neighbours::delta`]`(ε) ≤ δ` (bisection on the nonincreasing
+    /// hockey-stick curve, upper end returned; `δ = 0` gives the pure `ε`; `+∞` when even
+    /// `ε = 700` does not reach `δ`).
+    pub fn epsilon(&self, delta: f64) -> Result<Converted> {
+        check_delta("delta", delta)?;
+        if delta == 0.0 {
+            return Ok(Converted {
+                value: self.pure_epsilon()?,
+                alpha: None,
+            });
+        }
+        let ok = |e: f64| self.delta(e).map(|d| d <= delta);
+        Ok(Converted {
+            value: smallest_ok(0.0, 1.0, 700.0, ok)?.unwrap_or(f64::INFINITY),
+            alpha: None,
+        })
+    }
+}
+
+fn check_options(o: &CertifyOptions) -> Result<()> {
+    check_nonneg("slack", o.slack)?;
+    if !(o.tolerance > 0.0 && o.tolerance < 1.0) {
+        return Err(Error::invalid(
+            "tolerance",
+            o.tolerance,
+            "must lie in (0, 1)",
+        ));
+    }
+    if o.max_evaluations < 4 {
+        return Err(Error::invalid(
+            "max_evaluations",
+            o.max_evaluations as f64,
+            "need at least 4",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,190 @@
+//! Command-line contract of the privacy subcommands: flags, JSON keys, "inf" strings, exit codes.
+
+use num_complex::Complex64;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn qrenyi(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_qrenyi"))
+        .args(args)
+        .output()
+        .expect("run qrenyi");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json(args: &[&str]) -> (i32, Value) {
+    let (code, out, err) = qrenyi(args);
+    let v = serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out} / {err}"));
+    (code, v)
+}
+
+fn write(name: &str, m: [[f64; 2]; 2]) -> String {
+    let dir = std::env::temp_dir().join(format!("qrenyi-cli-privacy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path: PathBuf = dir.join(name);
+    let a = ndarray::Array2::from_shape_fn((2, 2), |(i, j)| Complex64::new(m[i][j], 0.0));
+    qrenyi::io::write_matrix(&path, &a).unwrap();
+    path.display().to_string()
+}
+
+fn states() -> (String, String, String) {
+    (
+        write("a.npy", [[0.7, 0.2], [0.2, 0.3]]),
+        write("b.npy", [[0.4, -0.1], [-0.1, 0.6]]),
+        write("c.npy", [[1.0, 0.0], [0.0, 0.0]]),
+    )
+}
+
+#[test]
+fn cli_convert_zcdp_published() {
+    let (c, v) = json(&[
+        "convert",
+        "zcdp",
+        "--zcdp-rho",
+        "0.5",
+        "--epsilon",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(c, 0);
+    assert!((v["delta"].as_f64().unwrap() - 0.5588356393474351).abs() < 1e-14);
+    let (_, v) = json(&[
+        "convert",
+        "zcdp",
+        "--zcdp-rho",
+        "0.03125",
+        "--delta",
+        "1e-3",
+        "--json",
+    ]);
+    assert!((v["epsilon"].as_f64().unwrap() - 0.6880024554878086).abs() < 1e-14);
+    let (_, v) = json(&[
+        "convert",
+        "zcdp",
+        "--zcdp-rho",
+        "0.1",
+        "--delta",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(v["epsilon"], "inf");
+    let (_, v) = json(&[
+        "convert", "rdp", "--alpha", "2", "--tau", "0.1", "--delta", "1e-5", "--json",
+    ]);
+    assert!(v["epsilon"].as_f64().unwrap() < v["epsilon_simple"].as_f64().unwrap());
+}
+
+#[test]
+fn cli_bad_input_exits_2() {
+    let (c, _, err) = qrenyi(&["convert", "zcdp", "--zcdp-rho", "-1", "--epsilon", "1"]);
+    assert_eq!(c, 2);
+    assert!(err.starts_with("error:"), "{err}");
+    let (c, _, _) = qrenyi(&["compose", "--epsilon", "1", "--k", "0"]);
+    assert_eq!(c, 2);
+    let (c, _, _) = qrenyi(&[
+        "qzcdp",
+        "fit",
+        "--rho",
+        "/nonexistent.npy",
+        "--sigma",
+        "/nonexistent.npy",
+    ]);
+    assert_eq!(c, 2);
+}
+
+/// `qrenyi qzcdp <sub> --rho a --sigma b <extra…> --json`.
+fn qz(sub: &str, a: &str, b: &str, extra: &[&str]) -> (i32, Value) {
+    let mut args = vec!["qzcdp", sub, "--rho", a, "--sigma", b];
+    args.extend_from_slice(extra);
+    args.push("--json");
+    json(&args)
+}
+
+#[test]
+fn cli_qzcdp_check_and_fit() {
+    let (a, b, c) = states();
+    let (code, v) = qz("fit", &a, &b, &[]);
+    assert_eq!(code, 0);
+    let rho = v["zcdp_rho"].as_f64().unwrap();
+    assert!((rho - 0.3760355174343863).abs() < 1e-6 && v["alpha"].as_f64() == Some(1.0));
+    let r_up = format!("{}", rho * 1.01);
+    let (code, v) = qz("check", &a, &b, &["--xi", "0", "--zcdp-rho", &r_up]);
+    assert_eq!((code, v["holds"].as_bool()), (0, Some(true)));
+    assert!(v["witness_alpha"].is_null() && v["margin"].as_f64().unwrap() >= 0.0);
+    let (code, v) = qz("check", &a, &b, &["--zcdp-rho", "0.3"]);
+    assert_eq!((code, v["holds"].as_bool()), (1, Some(false)));
+    assert!(v["witness_alpha"].as_f64().unwrap() > 1.0 && v["margin"].as_f64().unwrap() < 0.0);
+    let (code, v) = qz("check", &a, &c, &["--zcdp-rho", "5", "--kind", "maximal"]);
+    assert_eq!(code, 1);
+    assert_eq!(v["margin"], "-inf");
+    let (_, v) = qz("fit", &a, &c, &[]);
+    assert_eq!(v["zcdp_rho"], "inf");
+    let (_, v) = qz("fit", &a, &b, &["--kind", "petz"]);
+    assert_eq!(v["warnings"].as_array().unwrap().len(), 1);
+    let svg = std::env::temp_dir().join(format!("qrenyi-plot-{}.svg", std::process::id()));
+    let s = svg.display().to_string();
+    let (code, v) = qz("fit", &a, &b, &["--xi", "0.05", "--plot", &s]);
+    assert_eq!(code, 0);
+    assert!(v["zcdp_rho"].as_f64().unwrap() > 0.3);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg") && text.contains("polyline"));
+}
+
+#[test]
+fn cli_compose_marks_the_tightest() {
+    let (code, v) = json(&[
+        "compose",
+        "--epsilon",
+        "1",
+        "--delta",
+        "0.001",
+        "--k",
+        "30",
+        "--delta-total",
+        "0.1",
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let rows = v["bounds"].as_array().unwrap();
+    let grid = rows.iter().find(|r| r["name"] == "kov-grid").unwrap();
+    assert_eq!(grid["epsilon_total"].as_f64(), Some(20.0));
+    assert_eq!(v["tightest"], "kov-optimal");
+    assert_eq!(rows.iter().filter(|r| r["tightest"] == true).count(), 1);
+    let (_, out, _) = qrenyi(&["compose", "--epsilon", "0.1", "--k", "100"]);
+    assert!(out.contains("zcdp-optimal-conversion") && out.contains('*'));
+}
+
+#[test]
+fn cli_dp_of_a_pair() {
+    let (a, b, _) = states();
+    let (code, v) = json(&[
+        "dp",
+        "--rho",
+        &a,
+        "--sigma",
+        &b,
+        "--epsilon",
+        "0.5",
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let d = v["delta"].as_f64().unwrap();
+    assert!(d > 0.0 && d < 1.0);
+    let (_, w) = json(&[
+        "dp",
+        "--rho",
+        &a,
+        "--sigma",
+        &b,
+        "--delta",
+        &format!("{d}"),
+        "--json",
+    ]);
+    assert!(w["epsilon"].as_f64().unwrap() <= 0.5 + 1e-9);
+    assert!(w["pure_epsilon"].as_f64().unwrap() > 0.5);
+}

@@ -2,12 +2,10 @@
 //! qzCDP, the δ/ε trade-off (seed 000, Theorem 21, corrected — and as printed, which is false),
 //! and the links between pure DP, tCDP, zCDP and mCDP (seed 000, Theorems 13, 14, 16).
 //!
-//! The bound formulas below are small private helpers: they are the *independent check* of the
-//! statements, written from the seeds' formulas (see `docs/lemmas.md`).
+//! The bounds come from the crate's `privacy` module in `f64` (the code under test) and from
+//! [`super::bounds`] in the 256-bit re-evaluation (the independent check), through [`Real`].
 
-use super::bounds::{
-    bounded_divergence_bound, rdp_delta, tradeoff_bound, tradeoff_bound_as_printed,
-};
+use super::bounds::{bounded_divergence_bound, tradeoff_bound_as_printed};
 use super::builtin_classical::{
     alphabet, classical_fns, delta_fraction, delta_of, eps_both, f64_margin, pair_alpha_instance,
     pair_instance, Gap,
@@ -28,7 +26,7 @@ fn rdp_to_dp<R: Real>(inst: &Instance) -> Result<Gap<R>> {
     let alpha = inst.scalar("alpha")?;
     let eps = R::lit(inst.scalar("epsilon")?);
     let tau = R::renyi(p, q, alpha)?;
-    let delta = rdp_delta(alpha, tau, eps.clone());
+    let delta = R::rdp_delta(alpha, tau, eps.clone())?;
     Ok(Gap::le(R::hockey_stick(p, q, &eps.exp())?, delta))
 }
 
@@ -36,17 +34,18 @@ fn epsilon_item<G: Rng + ?Sized>(rng: &mut G) -> Item {
     Item::scalar(rng.random_range(0.0..4.0), 0.0, 10.0, Scale::Linear)
 }
 
-/// Corrected Theorem 21 ([`tradeoff_bound`]).
+/// Corrected Theorem 21 (`privacy::conversion::tradeoff_theorem21`; in 256 bits
+/// [`super::bounds::tradeoff_bound`]).
 fn tradeoff<R: Real>(inst: &Instance) -> Result<Gap<R>> {
-    tradeoff_with(inst, tradeoff_bound::<R>)
+    tradeoff_with(inst, R::tradeoff)
 }
 
 /// Theorem 21 as printed ([`tradeoff_bound_as_printed`]; false).
 fn tradeoff_printed<R: Real>(inst: &Instance) -> Result<Gap<R>> {
-    tradeoff_with(inst, tradeoff_bound_as_printed::<R>)
+    tradeoff_with(inst, |e, d| Ok(tradeoff_bound_as_printed(e, d)))
 }
 
-fn tradeoff_with<R: Real>(inst: &Instance, bound: fn(R, f64) -> R) -> Result<Gap<R>> {
+fn tradeoff_with<R: Real>(inst: &Instance, bound: fn(R, f64) -> Result<R>) -> Result<Gap<R>> {
     let (p, q) = (inst.distribution("p")?, inst.distribution("q")?);
     let Some(delta) = delta_of(inst, p, q)? else {
         return Ok(Gap::le(R::lit(0.0), R::lit(f64::INFINITY)));
@@ -57,7 +56,7 @@ fn tradeoff_with<R: Real>(inst: &Instance, bound: fn(R, f64) -> R) -> Result<Gap
     }
     Ok(Gap::le(
         R::approx_max_divergence(p, q, delta)?,
-        bound(eps, delta),
+        bound(eps, delta)?,
     ))
 }
 
@@ -66,8 +65,11 @@ fn tcdp_from_pure_dp<R: Real>(inst: &Instance) -> Result<Gap<R>> {
     let (p, q) = (inst.distribution("p")?, inst.distribution("q")?);
     let alpha = inst.scalar("alpha")?;
     let eps: R = eps_both(p, q)?;
-    let bound = eps.clone().min(bounded_divergence_bound(eps, alpha));
-    Ok(Gap::le(R::renyi(p, q, alpha)?, bound))
+    if eps.to_f64() == f64::INFINITY {
+        return Ok(Gap::le(R::lit(0.0), R::lit(f64::INFINITY)));
+    }
+    let (m, z) = R::tcdp_of_pure(eps)?;
+    Ok(Gap::le(R::renyi(p, q, alpha)?, m.min(z * R::lit(alpha))))
 }
 
 /// Theorem 14 (corrected second half): with `(M, Z) = (ε, ε²/2)` (valid tCDP parameters by
@@ -77,12 +79,15 @@ fn tcdp_zcdp_links<R: Real>(inst: &Instance) -> Result<Gap<R>> {
     let (p, q) = (inst.distribution("p")?, inst.distribution("q")?);
     let (alpha, u) = (inst.scalar("alpha")?, inst.scalar("u")?);
     let eps: R = eps_both(p, q)?;
+    if eps.to_f64() == f64::INFINITY {
+        return Ok(Gap::le(R::lit(0.0), R::lit(f64::INFINITY)));
+    }
     let d = R::renyi(p, q, alpha)?;
-    let z = bounded_divergence_bound(eps.clone(), 1.0);
+    let (_, z) = R::tcdp_of_pure(eps)?;
     let to_zcdp = Gap::le(d.clone(), z.clone() * R::lit(alpha));
     let xi = R::max_divergence(p, q)?;
-    let rho = R::lit(1.0 - u) * z;
-    Ok(to_zcdp.and(Gap::le(d, R::lit(alpha) * (xi + rho))))
+    let slope = R::zcdp_to_tcdp_slope(xi, R::lit(1.0 - u) * z)?;
+    Ok(to_zcdp.and(Gap::le(d, R::lit(alpha) * slope)))
 }
 
 /// Theorem 14 as printed: (ξ, ρ)-zCDP ⇒ (+∞, ρ)-tCDP, i.e. `D_α ≤ ρα` (false when ξ > 0).
@@ -110,9 +115,8 @@ fn tcdp_to_mcdp<R: Real>(inst: &Instance) -> Result<Gap<R>> {
         z = z.max(R::renyi(p, q, a)? / R::lit(a));
     }
     let kl = R::renyi(p, q, 1.0)?;
-    let mz = m.clone().min(z);
-    let mean = Gap::le(kl.clone(), mz.clone());
-    let tau = m + mz / R::lit(2.0);
+    let (mu, tau) = R::tcdp_to_mcdp(m, z)?;
+    let mean = Gap::le(kl.clone(), mu);
     // ln Σ p_i e^{λ(L_i − KL)} by log-sum-exp
     let lam = R::lit(lambda);
     let terms: Vec<R> = p
@@ -145,7 +149,7 @@ fn qzcdp_margin(inst: &Instance, b: Backend) -> Result<Margin> {
     let eps = inst.scalar("epsilon")?;
     let pair = Pair::new(&rho, &sigma)?;
     let tau = pair.renyi(Family::Maximal, alpha)?;
-    let delta: f64 = rdp_delta(alpha, tau, eps);
+    let delta = <f64 as Real>::rdp_delta(alpha, tau, eps)?;
     let hs = pair.hockey_stick(eps.exp())?;
     let err = rounding(&[&rho, &sigma], &[tau, hs]) * (1.0 + alpha) * (1.0 + delta.min(1e300));
     Ok(Margin::le(hs, delta, err))

@@ -3,9 +3,14 @@
 //! 256-bit binary floating point ([`Hp`], astro-float, correctly rounded `ln`/`exp`/`sqrt`) by
 //! formulas written here, independently of the core. The second evaluation is the
 //! "higher precision" confirmation of a classical counterexample.
+//!
+//! The privacy conversions are part of the interface too: in `f64` they are the crate's
+//! [`crate::privacy`] functions (the code under test), in [`Hp`] the formulas of
+//! [`super::bounds`] — two independent implementations of each bound.
 
 use crate::divergence::classical;
 use crate::error::{Error, Result};
+use crate::privacy::{conversion, PureDp, Rdp, Tcdp, Zcdp};
 use astro_float::{BigFloat, Consts, RoundingMode};
 use std::cell::RefCell;
 use std::ops::{Add, Div, Mul, Neg, Sub};
@@ -64,6 +69,34 @@ pub trait Real:
     fn approx_max_divergence(p: &[f64], q: &[f64], delta: f64) -> Result<Self>;
     /// Total variation distance `½ Σ |p_i − q_i|`.
     fn total_variation(p: &[f64], q: &[f64]) -> Result<Self>;
+
+    // The privacy conversions under test. `f64`: the crate's `privacy` module (outward-rounded);
+    // the defaults (used by [`Hp`]) are the independent formulas of [`super::bounds`].
+
+    /// `δ(ε)` of an `(α, τ)`-RDP bound, capped at 1 (seed 001, Theorem 1.3); `+∞` for τ = +∞.
+    fn rdp_delta(alpha: f64, tau: Self, eps: Self) -> Result<Self> {
+        Ok(super::bounds::rdp_delta(alpha, tau, eps).min(Self::lit(1.0)))
+    }
+    /// Corrected seed 000 Theorem 21, `min(½ε² + ε√(2 ln(1/δ)), ε)`.
+    fn tradeoff(eps: Self, delta: f64) -> Result<Self> {
+        Ok(super::bounds::tradeoff_bound(eps.clone(), delta).min(eps))
+    }
+    /// Pure ε-DP ⇒ `(m, z) = (ε, ½ε²)`-tCDP (seed 000, Theorem 13).
+    fn tcdp_of_pure(eps: Self) -> Result<(Self, Self)> {
+        Ok((
+            eps.clone(),
+            super::bounds::bounded_divergence_bound(eps, 1.0),
+        ))
+    }
+    /// `(ξ, ρ)`-zCDP ⇒ `(∞, ξ + ρ)`-tCDP (seed 000, Theorem 14 corrected): the slope `ξ + ρ`.
+    fn zcdp_to_tcdp_slope(xi: Self, rho: Self) -> Result<Self> {
+        Ok(xi + rho)
+    }
+    /// `(m, z)`-tCDP ⇒ `(μ, τ) = (min(m,z), m + min(m,z)/2)`-mCDP (seed 000, Theorem 16).
+    fn tcdp_to_mcdp(m: Self, z: Self) -> Result<(Self, Self)> {
+        let mu = m.clone().min(z);
+        Ok((mu.clone(), m + mu / Self::lit(2.0)))
+    }
 }
 
 impl Real for f64 {
@@ -99,6 +132,34 @@ impl Real for f64 {
     }
     fn total_variation(p: &[f64], q: &[f64]) -> Result<Self> {
         classical::total_variation(p, q)
+    }
+    fn rdp_delta(alpha: f64, tau: Self, eps: Self) -> Result<Self> {
+        if tau == f64::INFINITY {
+            return Ok(f64::INFINITY);
+        }
+        // a divergence computed as −1e-17 is a zero
+        conversion::rdp_delta(Rdp::new(alpha, tau.max(0.0))?, eps)
+    }
+    fn tradeoff(eps: Self, delta: f64) -> Result<Self> {
+        conversion::tradeoff_theorem21(eps, delta)
+    }
+    fn tcdp_of_pure(eps: Self) -> Result<(Self, Self)> {
+        let t = conversion::pure_to_tcdp(PureDp::new(eps)?);
+        Ok((t.m, t.z))
+    }
+    fn zcdp_to_tcdp_slope(xi: Self, rho: Self) -> Result<Self> {
+        Ok(conversion::zcdp_to_tcdp(Zcdp::new(xi.max(0.0), rho)?).z)
+    }
+    fn tcdp_to_mcdp(m: Self, z: Self) -> Result<(Self, Self)> {
+        let t = Tcdp::new(m, z.max(0.0))?;
+        let mc = conversion::tcdp_to_mcdp(t).ok_or_else(|| {
+            Error::invalid(
+                "m",
+                m,
+                "tCDP → mCDP needs a finite cap m (seed 000, Theorem 16)",
+            )
+        })?;
+        Ok((mc.mu, mc.tau))
     }
 }
 

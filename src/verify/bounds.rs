@@ -29,8 +29,9 @@ fn ln_cosh(x: f64) -> f64 {
 ///
 /// Seed 000, proof of Theorem 22 (eq. A.84 with `A + B = 1`, `A e^ε + B e^{−ε} = 1`, i.e.
 /// `A = (1 − e^{−ε})/(e^ε − e^{−ε})`; the seed's B has a sign slip). The second form follows from
-/// `sinh x − sinh y = 2 cosh((x+y)/2) sinh((x−y)/2)` and `sinh ε = 2 sinh(ε/2) cosh(ε/2)`, and has
-/// no cancellation. Equality for the two-point pair `q = (A, B)`, `p = (A e^ε, B e^{−ε})`.
+/// `sinh x − sinh y = 2 cosh((x+y)/2) sinh((x−y)/2)` and `sinh ε = 2 sinh(ε/2) cosh(ε/2)`; it is
+/// evaluated as `ln(1 + 2 sinh(αε/2) sinh((α−1)ε/2)/cosh(ε/2))/(α−1)` (no cancellation as α → 1
+/// or ε → 0), and through `ln cosh` for `αε ≥ 40`. Equality for the two-point pair `q = (A, B)`, `p = (A e^ε, B e^{−ε})`.
 pub fn sinh_bound(alpha: f64, eps: f64) -> (f64, f64) {
     if eps == 0.0 {
         return (0.0, 0.0);
@@ -39,7 +40,15 @@ pub fn sinh_bound(alpha: f64, eps: f64) -> (f64, f64) {
         return (f64::INFINITY, 0.0);
     }
     let top = ln_cosh((alpha - 0.5) * eps);
-    let v = (top - ln_cosh(0.5 * eps)) / (alpha - 1.0);
+    let v = if alpha * eps < 40.0 {
+        // ln(cosh a / cosh b) = ln(1 + 2 sinh((a+b)/2) sinh((a−b)/2) / cosh b), a = (α−½)ε,
+        // b = ε/2: no cancellation as α → 1 or ε → 0
+        let x = 2.0 * (0.5 * alpha * eps).sinh() * (0.5 * (alpha - 1.0) * eps).sinh()
+            / (0.5 * eps).cosh();
+        x.ln_1p() / (alpha - 1.0)
+    } else {
+        (top - ln_cosh(0.5 * eps)) / (alpha - 1.0)
+    };
     (v, 8.0 * EPS * (top + 1.0) / (alpha - 1.0))
 }
 

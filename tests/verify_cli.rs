@@ -2,18 +2,11 @@
 //! shards and merge, determinism. Small trial counts (debug builds run these in seconds).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod common;
 
 fn qrenyi(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_qrenyi"))
-        .args(args)
-        .output()
-        .expect("run qrenyi");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::run_qrenyi(env!("CARGO_BIN_EXE_qrenyi"), args)
 }
 
 /// A fresh directory per call (tests run in parallel threads).

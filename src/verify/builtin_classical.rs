@@ -53,6 +53,10 @@ impl<R: Real> Gap<R> {
         let value = if d < R::lit(0.0) { d } else { -d };
         Gap { value, scale }
     }
+    /// A statement whose hypothesis fails or is vacuous on this instance (margin `+∞`).
+    pub fn vacuous() -> Self {
+        Gap::le(R::lit(0.0), R::lit(f64::INFINITY))
+    }
     /// Conjunction: the smaller value, the larger scale.
     pub fn and(self, other: Self) -> Self {
         let scale = self.scale.max(other.scale);
@@ -159,6 +163,12 @@ pub(crate) fn eps_both<R: Real>(p: &[f64], q: &[f64]) -> Result<R> {
     Ok(R::max_divergence(p, q)?.max(R::max_divergence(q, p)?))
 }
 
+/// [`eps_both`] when finite (`None`: the pair is not ε-DP for any ε, hypotheses are vacuous).
+pub(crate) fn finite_eps<R: Real>(p: &[f64], q: &[f64]) -> Result<Option<R>> {
+    let e: R = eps_both(p, q)?;
+    Ok((e.to_f64() < f64::INFINITY).then_some(e))
+}
+
 fn kl_nonnegative<R: Real>(inst: &Instance) -> Result<Gap<R>> {
     let (p, q) = (inst.distribution("p")?, inst.distribution("q")?);
     Ok(Gap::le(R::lit(0.0), R::renyi(p, q, 1.0)?))
@@ -204,7 +214,7 @@ fn approx_max_divergence_bound<R: Real>(inst: &Instance) -> Result<Gap<R>> {
     let (p, q) = (inst.distribution("p")?, inst.distribution("q")?);
     let alpha = inst.scalar("alpha")?;
     let Some(delta) = delta_of(inst, p, q)? else {
-        return Ok(Gap::le(R::lit(0.0), R::lit(f64::INFINITY)));
+        return Ok(Gap::vacuous());
     };
     let lhs = R::approx_max_divergence(p, q, delta)?;
     let rhs = R::renyi(p, q, alpha)? - R::lit(delta).ln() / R::lit(alpha - 1.0);

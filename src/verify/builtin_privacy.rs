@@ -7,8 +7,8 @@
 
 use super::bounds::{bounded_divergence_bound, tradeoff_bound_as_printed};
 use super::builtin_classical::{
-    alphabet, classical_fns, delta_fraction, delta_of, eps_both, f64_margin, pair_alpha_instance,
-    pair_instance, Gap,
+    alphabet, classical_fns, delta_fraction, delta_of, eps_both, f64_margin, finite_eps,
+    pair_alpha_instance, pair_instance, Gap,
 };
 use super::builtin_quantum::{pair_alpha, states};
 use super::instance::{Item, Scale};
@@ -47,13 +47,9 @@ fn tradeoff_printed<R: Real>(inst: &Instance) -> Result<Gap<R>> {
 
 fn tradeoff_with<R: Real>(inst: &Instance, bound: fn(R, f64) -> Result<R>) -> Result<Gap<R>> {
     let (p, q) = (inst.distribution("p")?, inst.distribution("q")?);
-    let Some(delta) = delta_of(inst, p, q)? else {
-        return Ok(Gap::le(R::lit(0.0), R::lit(f64::INFINITY)));
+    let (Some(delta), Some(eps)) = (delta_of(inst, p, q)?, finite_eps::<R>(p, q)?) else {
+        return Ok(Gap::vacuous());
     };
-    let eps: R = eps_both(p, q)?;
-    if eps.to_f64() == f64::INFINITY {
-        return Ok(Gap::le(R::lit(0.0), R::lit(f64::INFINITY)));
-    }
     Ok(Gap::le(
         R::approx_max_divergence(p, q, delta)?,
         bound(eps, delta)?,
@@ -64,10 +60,9 @@ fn tradeoff_with<R: Real>(inst: &Instance, bound: fn(R, f64) -> Result<R>) -> Re
 fn tcdp_from_pure_dp<R: Real>(inst: &Instance) -> Result<Gap<R>> {
     let (p, q) = (inst.distribution("p")?, inst.distribution("q")?);
     let alpha = inst.scalar("alpha")?;
-    let eps: R = eps_both(p, q)?;
-    if eps.to_f64() == f64::INFINITY {
-        return Ok(Gap::le(R::lit(0.0), R::lit(f64::INFINITY)));
-    }
+    let Some(eps) = finite_eps::<R>(p, q)? else {
+        return Ok(Gap::vacuous());
+    };
     let (m, z) = R::tcdp_of_pure(eps)?;
     Ok(Gap::le(R::renyi(p, q, alpha)?, m.min(z * R::lit(alpha))))
 }
@@ -78,10 +73,9 @@ fn tcdp_from_pure_dp<R: Real>(inst: &Instance) -> Result<Gap<R>> {
 fn tcdp_zcdp_links<R: Real>(inst: &Instance) -> Result<Gap<R>> {
     let (p, q) = (inst.distribution("p")?, inst.distribution("q")?);
     let (alpha, u) = (inst.scalar("alpha")?, inst.scalar("u")?);
-    let eps: R = eps_both(p, q)?;
-    if eps.to_f64() == f64::INFINITY {
-        return Ok(Gap::le(R::lit(0.0), R::lit(f64::INFINITY)));
-    }
+    let Some(eps) = finite_eps::<R>(p, q)? else {
+        return Ok(Gap::vacuous());
+    };
     let d = R::renyi(p, q, alpha)?;
     let (_, z) = R::tcdp_of_pure(eps)?;
     let to_zcdp = Gap::le(d.clone(), z.clone() * R::lit(alpha));
@@ -105,10 +99,9 @@ fn zcdp_to_tcdp_printed<R: Real>(inst: &Instance) -> Result<Gap<R>> {
 fn tcdp_to_mcdp<R: Real>(inst: &Instance) -> Result<Gap<R>> {
     let (p, q) = (inst.distribution("p")?, inst.distribution("q")?);
     let lambda = inst.scalar("lambda")?;
-    let m: R = eps_both(p, q)?;
-    if m.to_f64() == f64::INFINITY {
-        return Ok(Gap::le(R::lit(0.0), R::lit(f64::INFINITY)));
-    }
+    let Some(m) = finite_eps::<R>(p, q)? else {
+        return Ok(Gap::vacuous());
+    };
     let mut z = R::renyi(p, q, 1.0)?;
     for k in 1..=40 {
         let a = 10f64.powf(3.0 * k as f64 / 40.0);

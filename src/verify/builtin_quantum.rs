@@ -224,24 +224,29 @@ fn monotonicity_margin(inst: &Instance, b: Backend) -> Result<Margin> {
     Ok(m)
 }
 
-fn order_margin(inst: &Instance, b: Backend) -> Result<Margin> {
-    let (rho, sigma) = states(inst, b)?;
-    let alpha = inst.scalar("alpha")?;
-    let pair = Pair::new(&rho, &sigma)?;
-    let s = pair.renyi(Family::Sandwiched, alpha)?;
-    let (p, f) = value_and_factor(&rho, &sigma, &pair, Family::Petz, alpha)?;
-    let m = pair.renyi(Family::Maximal, alpha)?;
-    let err = rounding(&[&rho, &sigma], &[s, p, m]) * alpha_factor(alpha) * f;
-    Ok(Margin::le(s, p, err).and(Margin::le(p, m, err)))
-}
-
-fn petz_below_sandwiched_margin(inst: &Instance, b: Backend) -> Result<Margin> {
+/// `(ρ, σ, α, D̃_α, D̄_α, error)` of an instance, the error including Petz's factor.
+fn sandwiched_and_petz(
+    inst: &Instance,
+    b: Backend,
+) -> Result<(DensityMatrix, DensityMatrix, f64, f64, f64, f64)> {
     let (rho, sigma) = states(inst, b)?;
     let alpha = inst.scalar("alpha")?;
     let pair = Pair::new(&rho, &sigma)?;
     let s = pair.renyi(Family::Sandwiched, alpha)?;
     let (p, f) = value_and_factor(&rho, &sigma, &pair, Family::Petz, alpha)?;
     let err = rounding(&[&rho, &sigma], &[s, p]) * alpha_factor(alpha) * f;
+    Ok((rho, sigma, alpha, s, p, err))
+}
+
+fn order_margin(inst: &Instance, b: Backend) -> Result<Margin> {
+    let (rho, sigma, alpha, s, p, err) = sandwiched_and_petz(inst, b)?;
+    let m = Pair::new(&rho, &sigma)?.renyi(Family::Maximal, alpha)?;
+    let err = err + rounding(&[&rho, &sigma], &[m]) * alpha_factor(alpha);
+    Ok(Margin::le(s, p, err).and(Margin::le(p, m, err)))
+}
+
+fn petz_below_sandwiched_margin(inst: &Instance, b: Backend) -> Result<Margin> {
+    let (_, _, _, s, p, err) = sandwiched_and_petz(inst, b)?;
     Ok(Margin::le(p, s, err))
 }
 
@@ -296,28 +301,43 @@ fn additivity_margin(inst: &Instance, b: Backend) -> Result<Margin> {
     Ok(m)
 }
 
+/// A bounded-divergence statement (`D_α ≤ ½ε²α` under `D_max ≤ ε` both ways) for `family`,
+/// α sampled in `[lo, ∞)`.
+macro_rules! bounded_statement {
+    ($name:expr, $source:expr, $expected:expr, $summary:expr, $trials:expr, $family:expr, $lo:expr) => {
+        Builtin {
+            name: $name,
+            source: $source,
+            expected: $expected,
+            summary: $summary,
+            trials: $trials,
+            sample: |ctx, rng| Ok(bounded_pair_alpha(ctx, rng, $lo, f64::INFINITY)),
+            margin: |i, b| bounded_divergence_margin(i, b, $family),
+            high_precision: None,
+        }
+    };
+}
+
+/// A data-processing statement for `family` with α sampled in `[lo, hi]`.
+macro_rules! dpi_statement {
+    ($name:expr, $source:expr, $expected:expr, $summary:expr, $trials:expr, $family:expr, $lo:expr, $hi:expr) => {
+        Builtin {
+            name: $name,
+            source: $source,
+            expected: $expected,
+            summary: $summary,
+            trials: $trials,
+            sample: |ctx, rng| Ok(dpi_instance(ctx, rng, $lo, $hi)),
+            margin: |i, b| dpi_margin(i, b, $family),
+            high_precision: None,
+        }
+    };
+}
+
 pub(crate) fn all() -> Vec<Builtin> {
     vec![
-        Builtin {
-            name: "bounded-divergence",
-            source: "seed 000, Theorem 22 (maximal family)",
-            expected: Expected::Theorem,
-            summary: "D_max(ρ‖σ), D_max(σ‖ρ) ≤ ε ⇒ D̂_α(ρ‖σ) ≤ ½ε²α for all α > 1",
-            trials: 30000,
-            sample: |ctx, rng| Ok(bounded_pair_alpha(ctx, rng, 1.0, f64::INFINITY)),
-            margin: |i, b| bounded_divergence_margin(i, b, Family::Maximal),
-            high_precision: None,
-        },
-        Builtin {
-            name: "bounded-divergence-sandwiched",
-            source: "seed 000, Theorem 22 with D̃_α ≤ D̂_α (seed 000, eq. 4.4)",
-            expected: Expected::Theorem,
-            summary: "D_max(ρ‖σ), D_max(σ‖ρ) ≤ ε ⇒ D̃_α(ρ‖σ) ≤ ½ε²α for all α > 1",
-            trials: 22500,
-            sample: |ctx, rng| Ok(bounded_pair_alpha(ctx, rng, 1.0, f64::INFINITY)),
-            margin: |i, b| bounded_divergence_margin(i, b, Family::Sandwiched),
-            high_precision: None,
-        },
+        bounded_statement!("bounded-divergence", "seed 000, Theorem 22 (maximal family)", Expected::Theorem, "D_max(ρ‖σ), D_max(σ‖ρ) ≤ ε ⇒ D̂_α(ρ‖σ) ≤ ½ε²α for all α > 1", 30000, Family::Maximal, 1.0),
+        bounded_statement!("bounded-divergence-sandwiched", "seed 000, Theorem 22 with D̃_α ≤ D̂_α (seed 000, eq. 4.4)", Expected::Theorem, "D_max(ρ‖σ), D_max(σ‖ρ) ≤ ε ⇒ D̃_α(ρ‖σ) ≤ ½ε²α for all α > 1", 22500, Family::Sandwiched, 1.0),
         Builtin {
             name: "bounded-divergence-sinh",
             source: "seed 000, proof of Theorem 22 (eq. A.84)",
@@ -387,56 +407,11 @@ pub(crate) fn all() -> Vec<Builtin> {
             margin: petz_below_sandwiched_margin,
             high_precision: None,
         },
-        Builtin {
-            name: "data-processing-petz",
-            source: "Petz 1986; Tomamichel 2015, Ch. 4",
-            expected: Expected::Theorem,
-            summary: "D̄_α(Φ(ρ)‖Φ(σ)) ≤ D̄_α(ρ‖σ) for channels Φ, α ∈ [0, 2]",
-            trials: 22500,
-            sample: |ctx, rng| Ok(dpi_instance(ctx, rng, 0.0, 2.0)),
-            margin: |i, b| dpi_margin(i, b, Family::Petz),
-            high_precision: None,
-        },
-        Builtin {
-            name: "data-processing-sandwiched",
-            source: "Frank–Lieb 2013; Beigi 2013",
-            expected: Expected::Theorem,
-            summary: "D̃_α(Φ(ρ)‖Φ(σ)) ≤ D̃_α(ρ‖σ) for channels Φ, α ≥ ½",
-            trials: 22500,
-            sample: |ctx, rng| Ok(dpi_instance(ctx, rng, 0.5, 1e3)),
-            margin: |i, b| dpi_margin(i, b, Family::Sandwiched),
-            high_precision: None,
-        },
-        Builtin {
-            name: "data-processing-maximal",
-            source: "Matsumoto 2018; Tomamichel 2015, Ch. 4",
-            expected: Expected::Theorem,
-            summary: "D̂_α(Φ(ρ)‖Φ(σ)) ≤ D̂_α(ρ‖σ) for channels Φ, α ∈ (0, 2]",
-            trials: 22500,
-            sample: |ctx, rng| Ok(dpi_instance(ctx, rng, 0.0, 2.0)),
-            margin: |i, b| dpi_margin(i, b, Family::Maximal),
-            high_precision: None,
-        },
-        Builtin {
-            name: "data-processing-petz-above-2",
-            source: "false: Petz data processing needs α ≤ 2 (operator convexity of t^α fails)",
-            expected: Expected::False,
-            summary: "D̄_α(Φ(ρ)‖Φ(σ)) ≤ D̄_α(ρ‖σ) for α > 2",
-            trials: 22500,
-            sample: |ctx, rng| Ok(dpi_instance(ctx, rng, 2.0, 1e2)),
-            margin: |i, b| dpi_margin(i, b, Family::Petz),
-            high_precision: None,
-        },
-        Builtin {
-            name: "data-processing-sandwiched-below-half",
-            source: "false: sandwiched data processing needs α ≥ ½ (Berta–Fawzi–Tomamichel 2017)",
-            expected: Expected::False,
-            summary: "D̃_α(Φ(ρ)‖Φ(σ)) ≤ D̃_α(ρ‖σ) for α ∈ (0, ½)",
-            trials: 22500,
-            sample: |ctx, rng| Ok(dpi_instance(ctx, rng, 0.0, 0.5)),
-            margin: |i, b| dpi_margin(i, b, Family::Sandwiched),
-            high_precision: None,
-        },
+        dpi_statement!("data-processing-petz", "Petz 1986; Tomamichel 2015, Ch. 4", Expected::Theorem, "D̄_α(Φ(ρ)‖Φ(σ)) ≤ D̄_α(ρ‖σ) for channels Φ, α ∈ [0, 2]", 22500, Family::Petz, 0.0, 2.0),
+        dpi_statement!("data-processing-sandwiched", "Frank–Lieb 2013; Beigi 2013", Expected::Theorem, "D̃_α(Φ(ρ)‖Φ(σ)) ≤ D̃_α(ρ‖σ) for channels Φ, α ≥ ½", 22500, Family::Sandwiched, 0.5, 1e3),
+        dpi_statement!("data-processing-maximal", "Matsumoto 2018; Tomamichel 2015, Ch. 4", Expected::Theorem, "D̂_α(Φ(ρ)‖Φ(σ)) ≤ D̂_α(ρ‖σ) for channels Φ, α ∈ (0, 2]", 22500, Family::Maximal, 0.0, 2.0),
+        dpi_statement!("data-processing-petz-above-2", "false: Petz data processing needs α ≤ 2 (operator convexity of t^α fails)", Expected::False, "D̄_α(Φ(ρ)‖Φ(σ)) ≤ D̄_α(ρ‖σ) for α > 2", 22500, Family::Petz, 2.0, 1e2),
+        dpi_statement!("data-processing-sandwiched-below-half", "false: sandwiched data processing needs α ≥ ½ (Berta–Fawzi–Tomamichel 2017)", Expected::False, "D̃_α(Φ(ρ)‖Φ(σ)) ≤ D̃_α(ρ‖σ) for α ∈ (0, ½)", 22500, Family::Sandwiched, 0.0, 0.5),
         Builtin {
             name: "additivity",
             source: "additivity under ⊗ (seed 000, Theorem 9 classically)",
@@ -467,15 +442,6 @@ pub(crate) fn all() -> Vec<Builtin> {
             margin: additivity_margin,
             high_precision: None,
         },
-        Builtin {
-            name: "bounded-divergence-petz",
-            source: "open (the Petz analogue of seed 000, Theorem 22, beyond α = 2)",
-            expected: Expected::Open,
-            summary: "D_max(ρ‖σ), D_max(σ‖ρ) ≤ ε ⇒ D̄_α(ρ‖σ) ≤ ½ε²α for α > 2",
-            trials: 30000,
-            sample: |ctx, rng| Ok(bounded_pair_alpha(ctx, rng, 2.0, f64::INFINITY)),
-            margin: |i, b| bounded_divergence_margin(i, b, Family::Petz),
-            high_precision: None,
-        },
+        bounded_statement!("bounded-divergence-petz", "open (the Petz analogue of seed 000, Theorem 22, beyond α = 2)", Expected::Open, "D_max(ρ‖σ), D_max(σ‖ρ) ≤ ε ⇒ D̄_α(ρ‖σ) ≤ ½ε²α for α > 2", 30000, Family::Petz, 2.0),
     ]
 }

@@ -202,30 +202,21 @@ impl PartialOrd for Hp {
         self.0.partial_cmp(&o.0)
     }
 }
-impl Add for Hp {
-    type Output = Hp;
-    fn add(self, o: Hp) -> Hp {
-        Hp(self.0.add(&o.0, HP_BITS, RM))
-    }
+/// `impl $trait for Hp` by astro-float's `$method` at [`HP_BITS`], rounding to nearest.
+macro_rules! hp_binop {
+    ($trait:ident, $method:ident) => {
+        impl $trait for Hp {
+            type Output = Hp;
+            fn $method(self, o: Hp) -> Hp {
+                Hp(self.0.$method(&o.0, HP_BITS, RM))
+            }
+        }
+    };
 }
-impl Sub for Hp {
-    type Output = Hp;
-    fn sub(self, o: Hp) -> Hp {
-        Hp(self.0.sub(&o.0, HP_BITS, RM))
-    }
-}
-impl Mul for Hp {
-    type Output = Hp;
-    fn mul(self, o: Hp) -> Hp {
-        Hp(self.0.mul(&o.0, HP_BITS, RM))
-    }
-}
-impl Div for Hp {
-    type Output = Hp;
-    fn div(self, o: Hp) -> Hp {
-        Hp(self.0.div(&o.0, HP_BITS, RM))
-    }
-}
+hp_binop!(Add, add);
+hp_binop!(Sub, sub);
+hp_binop!(Mul, mul);
+hp_binop!(Div, div);
 impl Neg for Hp {
     type Output = Hp;
     fn neg(self) -> Hp {
@@ -245,17 +236,10 @@ fn hp_normalised(p: &[f64]) -> Vec<Hp> {
     p.iter().map(|&x| Hp::lit(x) / s.clone()).collect()
 }
 
+/// Validate a pair of probability vectors exactly as the core does (its total variation
+/// distance checks both vectors and their lengths).
 fn hp_check(p: &[f64], q: &[f64]) -> Result<()> {
-    classical::check_probability(p)?;
-    classical::check_probability(q)?;
-    if p.len() != q.len() {
-        return Err(Error::DimensionMismatch {
-            what: "probability vectors".into(),
-            left: p.len(),
-            right: q.len(),
-        });
-    }
-    Ok(())
+    classical::total_variation(p, q).map(|_| ())
 }
 
 impl Real for Hp {

@@ -50,3 +50,17 @@ pub fn close(a: f64, b: f64, rel: f64) -> bool {
     }
     (a - b).abs() <= rel * (1.0 + a.abs().max(b.abs()))
 }
+
+/// Run the `qrenyi` binary (the one built for this test crate) with `args`:
+/// `(exit code, stdout, stderr)`.
+pub fn run_qrenyi(bin: &str, args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(bin)
+        .args(args)
+        .output()
+        .expect("run qrenyi");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

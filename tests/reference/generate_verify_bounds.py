@@ -30,12 +30,14 @@ def sinh_bound(alpha, eps):
     return log((sinh(a * e) - sinh((a - 1) * e)) / sinh(e)) / (a - 1)
 
 
+def normalised(v):
+    v = [mpf(x) for x in v]
+    s = sum(v)
+    return [x / s for x in v]
+
+
 def renyi(p, q, alpha):
-    p = [mpf(x) for x in p]
-    q = [mpf(x) for x in q]
-    sp, sq = sum(p), sum(q)
-    p = [x / sp for x in p]
-    q = [x / sq for x in q]
+    p, q = normalised(p), normalised(q)
     a = mpf(alpha)
     if a == 1:
         return sum(x * log(x / y) for x, y in zip(p, q) if x > 0)
@@ -70,11 +72,7 @@ def tradeoff_min(eps, delta):
 
 
 def approx_max(p, q, delta):
-    p = [mpf(x) for x in p]
-    q = [mpf(x) for x in q]
-    sp, sq = sum(p), sum(q)
-    p = [x / sp for x in p]
-    q = [x / sq for x in q]
+    p, q = normalised(p), normalised(q)
     best = None
     n = len(p)
     for r in range(1, n + 1):

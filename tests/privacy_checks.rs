@@ -163,7 +163,8 @@ fn pair_views_pure_and_approximate() {
         .max_relative_entropy()
         .unwrap()
         .max(Pair::new(&s, &r).unwrap().max_relative_entropy().unwrap());
-    assert_eq!(pe, both);
+    // the computed D_max plus the numerical slack η (never below the core's value)
+    assert!(both <= pe && pe <= both + 1e-9 * both.max(1.0), "{pe} vs {both}");
     let d = nb.delta(0.5).unwrap();
     let e = nb.epsilon(d).unwrap().value;
     assert!(e <= 0.5 + 1e-9 && nb.delta(e).unwrap() <= d);

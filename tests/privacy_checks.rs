@@ -376,3 +376,20 @@ fn tradeoff_theorem21_corrected_is_sound_and_the_printed_one_is_not() {
     let exact = RandomizedResponse::new(e).unwrap().epsilon(d).unwrap();
     assert!(printed < exact, "{printed} vs {exact}");
 }
+
+/// `Neighbours::delta` at large `ε`: disjoint supports give `δ = 1` for every finite `ε` (it was 0
+/// once `e^ε` overflowed), and a pair with `D_max ≤ ε` both ways gives `δ = 0` (the absolute
+/// hockey-stick margin `16·d·ε_mach·e^ε` alone exceeds 1 beyond `ε ≈ 32`).
+#[test]
+fn pair_views_at_large_epsilon() {
+    let disjoint = Neighbours::classical(vec![1.0, 0.0], vec![0.0, 1.0]).unwrap();
+    for e in [1.0, 40.0, 710.0, 1e6] {
+        assert_eq!(disjoint.delta(e).unwrap(), 1.0, "ε = {e}");
+    }
+    let (r, s) = pair();
+    let nb = Neighbours::quantum(r, s).unwrap();
+    for e in [40.0, 710.0] {
+        assert_eq!(nb.delta(e).unwrap(), 0.0, "ε = {e}");
+    }
+    assert!(nb.delta(0.5).unwrap() > 0.0);
+}

@@ -636,16 +636,28 @@ impl Neighbours {
     }
 
     /// `(ε, δ)` view: `δ(ε) = max E_{e^ε}` over the pairs, both orders, plus the core's absolute
-    /// accuracy margin `16·d·ε_mach·max(1, e^ε)` (rounded up).
+    /// accuracy margin `16·d·ε_mach·max(1, e^ε)` (rounded up). `δ = 0` when
+    /// [`Neighbours::pure_epsilon`]` ≤ ε` (then `ρ ≤ e^ε σ` both ways); `1` when `e^ε` overflows
+    /// otherwise (supports differ).
     pub fn delta(&self, epsilon: f64) -> Result<f64> {
         check_nonneg_or_inf("epsilon", epsilon)?;
         if epsilon == f64::INFINITY {
             return Ok(0.0);
         }
-        let gamma = pt(epsilon).exp().hi;
-        if !gamma.is_finite() {
+        self.delta_given_pure(epsilon, self.pure_epsilon()?)
+    }
+
+    /// [`Neighbours::delta`] with the pure `ε` already known.
+    fn delta_given_pure(&self, epsilon: f64, pure: f64) -> Result<f64> {
+        if pure <= epsilon {
             return Ok(0.0);
         }
+        // E_γ is nonincreasing in γ: evaluate at the lower end of the enclosure of e^ε
+        let gamma = pt(epsilon).exp();
+        if !gamma.hi.is_finite() {
+            return Ok(1.0);
+        }
+        let gamma = gamma.lo;
         let mut worst = 0.0f64;
         for p in &self.pairs {
             let (v, d) = match p {
@@ -678,7 +690,8 @@ impl Neighbours {
                 alpha: None,
             });
         }
-        let ok = |e: f64| self.delta(e).map(|d| d <= delta);
+        let pure = self.pure_epsilon()?;
+        let ok = |e: f64| self.delta_given_pure(e, pure).map(|d| d <= delta);
         Ok(Converted {
             value: smallest_ok(0.0, 1.0, 700.0, ok)?.unwrap_or(f64::INFINITY),
             alpha: None,

@@ -274,6 +274,16 @@ fn guarantee_links_seed000() {
     assert_eq!(pure_to_qzcdp(p, Family::Maximal).unwrap().rho, 0.125);
 }
 
+/// Pure mechanisms compose to δ = 0 exactly (an exact zero is not rounded to a subnormal).
+#[test]
+fn basic_composition_of_pure_mechanisms_has_zero_delta() {
+    let ms = vec![ApproxDp::new(0.1, 0.0).unwrap(); 10];
+    assert_eq!(basic(&ms).unwrap().delta, 0.0);
+    let (rows, _) = qrenyi::privacy::composition::compare(0.1, 0.0, 10, 1e-6).unwrap();
+    assert_eq!(rows[0].name, "basic");
+    assert_eq!(rows[0].delta, 0.0);
+}
+
 #[test]
 fn edge_cases_of_conversions() {
     assert_eq!(cdp_delta(0.0, 0.0).unwrap(), 0.0);

@@ -2,7 +2,7 @@
 
 use qrenyi::divergence::{Family, Pair};
 use qrenyi::privacy::composition::{
-    advanced_drv, basic, compose_qzcdp_tensor, compose_rdp, kov_epsilon,
+    advanced_drv, basic, compose_qzcdp_tensor, compose_rdp, kov_delta, kov_epsilon,
 };
 use qrenyi::privacy::conversion::{
     cdp_delta, pure_to_qzcdp, pure_to_tcdp, rdp_epsilon, tcdp_to_mcdp, tcdp_to_pure, tcdp_to_zcdp,
@@ -164,7 +164,10 @@ fn pair_views_pure_and_approximate() {
         .unwrap()
         .max(Pair::new(&s, &r).unwrap().max_relative_entropy().unwrap());
     // the computed D_max plus the numerical slack η (never below the core's value)
-    assert!(both <= pe && pe <= both + 1e-9 * both.max(1.0), "{pe} vs {both}");
+    assert!(
+        both <= pe && pe <= both + 1e-9 * both.max(1.0),
+        "{pe} vs {both}"
+    );
     let d = nb.delta(0.5).unwrap();
     let e = nb.epsilon(d).unwrap().value;
     assert!(e <= 0.5 + 1e-9 && nb.delta(e).unwrap() <= d);
@@ -402,4 +405,46 @@ fn pair_views_at_large_epsilon() {
         assert_eq!(nb.delta(e).unwrap(), 0.0, "ε = {e}");
     }
     assert!(nb.delta(0.5).unwrap() > 0.0);
+}
+
+/// `kov_delta` against an independent brute force: the hockey-stick divergence of the `k`-fold
+/// product of the canonical `(ε, δ)` pair `P̃ = (δ, (1−δ)e^ε, (1−δ), 0)/…`, `Q̃` its mirror, summed
+/// over all `4^k` outcomes (KOV 2015, Thm 3.4: this pair is the worst case).
+#[test]
+fn kov_delta_matches_brute_force_product() {
+    for &(eps, delta, k) in &[
+        (1.0, 0.01, 3usize),
+        (0.3, 0.1, 5),
+        (0.7, 0.0, 4),
+        (0.5, 0.05, 6),
+    ] {
+        let e = f64::exp(eps);
+        let p = [
+            delta,
+            (1.0 - delta) * e / (1.0 + e),
+            (1.0 - delta) / (1.0 + e),
+            0.0,
+        ];
+        let q = [0.0, p[2], p[1], delta];
+        for i in 0..=(2 * k) {
+            let eg = i as f64 * eps / 2.0 - 0.01 * (i % 2) as f64;
+            let eg = eg.max(0.0);
+            let mut brute = 0.0;
+            for code in 0..4usize.pow(k as u32) {
+                let (mut pp, mut qq, mut c) = (1.0, 1.0, code);
+                for _ in 0..k {
+                    pp *= p[c % 4];
+                    qq *= q[c % 4];
+                    c /= 4;
+                }
+                brute += (pp - eg.exp() * qq).max(0.0);
+            }
+            let got = kov_delta(eps, delta, k, eg).unwrap();
+            assert!(
+                // the f64 brute force itself is accurate to ~1e-15 absolute
+                got >= brute * (1.0 - 1e-12) - 1e-14 && got <= brute + 1e-12,
+                "ε={eps} δ={delta} k={k} ε_g={eg}: {got} vs brute force {brute}"
+            );
+        }
+    }
 }

@@ -348,9 +348,16 @@ fn check_ill_conditioned_pair_is_never_falsely_certified() {
     let xi = dmax - 1e-9;
     for family in [Family::Sandwiched, Family::Maximal] {
         let res = nb.check(family, xi, 0.0, &opts).unwrap();
-        assert!(!res.holds, "{family:?}: (ξ = D_max − 1e-9, 0) certified: {res:?}");
+        assert!(
+            !res.holds,
+            "{family:?}: (ξ = D_max − 1e-9, 0) certified: {res:?}"
+        );
         let fit = nb.fit(family, xi, &opts).unwrap();
-        assert!(fit.rho > 0.0, "{family:?}: fit ρ = {} at ξ < D_max", fit.rho);
+        assert!(
+            fit.rho > 0.0,
+            "{family:?}: fit ρ = {} at ξ < D_max",
+            fit.rho
+        );
         // well above D_max the same pair is still certified
         assert!(nb.check(family, dmax + 1e-3, 0.0, &opts).unwrap().holds);
     }

@@ -145,7 +145,7 @@ struct Curve<'a> {
 }
 
 enum Source<'a> {
-    Quantum(Pair<'a>, Family),
+    Quantum(Box<Pair<'a>>, Family),
     Classical(Vec<(f64, f64)>),
 }
 
@@ -522,7 +522,9 @@ impl Neighbours {
                         let (x, y) = if rev { (s, r) } else { (r, s) };
                         // dimensions were checked in `new`
                         match Pair::new(x, y) {
-                            Ok(pair) => (Source::Quantum(pair, family), conditioning(x, y)),
+                            Ok(pair) => {
+                                (Source::Quantum(Box::new(pair), family), conditioning(x, y))
+                            }
                             Err(_) => continue,
                         }
                     }

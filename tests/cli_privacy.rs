@@ -86,6 +86,15 @@ fn cli_bad_input_exits_2() {
     assert!(err.starts_with("error:"), "{err}");
     let (c, _, _) = qrenyi(&["compose", "--epsilon", "1", "--k", "0"]);
     assert_eq!(c, 2);
+    // a NaN or out-of-range total δ is an error, not silently replaced by 1
+    for dt in ["nan", "1.5", "-0.1"] {
+        let (c, out, err) = qrenyi(&["compose", "--epsilon", "1", "--k", "3", "--delta-total", dt]);
+        assert_eq!(c, 2, "--delta-total {dt}: {out}");
+        assert!(
+            err.starts_with("error:") && err.trim().lines().count() == 1,
+            "{err}"
+        );
+    }
     let (c, _, _) = qrenyi(&[
         "qzcdp",
         "fit",

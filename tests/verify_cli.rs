@@ -5,15 +5,11 @@ use std::path::{Path, PathBuf};
 
 mod common;
 
-fn qrenyi(args: &[&str]) -> (i32, String, String) {
-    common::run_qrenyi(env!("CARGO_BIN_EXE_qrenyi"), args)
-}
+use common::run_qrenyi as qrenyi;
 
 /// A fresh directory per call (tests run in parallel threads).
 fn tmpdir() -> PathBuf {
-    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    let dir = std::env::temp_dir().join(format!("qrenyi-verify-test-{}-{n}", std::process::id()));
+    let dir = common::temp_path("verify");
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }

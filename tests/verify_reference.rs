@@ -264,3 +264,33 @@ fn every_builtin_statement_is_listed_once_with_a_kebab_case_name() {
         assert_eq!(verify::find(name).unwrap().expected(), exp, "{name}");
     }
 }
+
+/// ρ = σ satisfies the hypothesis of the bounded-divergence statements with ε = 0; the computed
+/// `D_max` may come out as −1e-16, which must not turn the instance into an error (skipped, and a
+/// dead end for refinement): the margins are finite and ≥ −error.
+#[test]
+fn bounded_divergence_margins_accept_equal_states() {
+    use qrenyi::spectral::Backend;
+    use rand::SeedableRng;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    for name in [
+        "bounded-divergence",
+        "bounded-divergence-sandwiched",
+        "bounded-divergence-sinh",
+    ] {
+        let s = verify::find(name).unwrap();
+        for t in 0..60 {
+            let d = 2 + t % 3;
+            let rho =
+                verify::sample::state(d, verify::sample::StateEnsemble::HilbertSchmidt, &mut rng);
+            let inst = Instance::new()
+                .with("rho", rho.clone())
+                .with("sigma", rho)
+                .with_scalar("alpha", 3.0, 1.0, 1e4, Scale::Log { offset: 1.0 });
+            let m = s
+                .margin(&inst, Backend::default())
+                .unwrap_or_else(|e| panic!("{name}, trial {t}: {e}"));
+            assert!(m.value >= -m.error, "{name}: {m:?}");
+        }
+    }
+}

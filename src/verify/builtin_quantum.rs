@@ -47,11 +47,12 @@ pub(crate) fn states(inst: &Instance, b: Backend) -> Result<(DensityMatrix, Dens
     Ok((inst.state("rho", b)?, inst.state("sigma", b)?))
 }
 
-/// `ε = max(D_max(ρ‖σ), D_max(σ‖ρ))`.
+/// `ε = max(D_max(ρ‖σ), D_max(σ‖ρ))`, clamped at 0: both are `≥ 0` for states, and `ρ ≈ σ`
+/// gives `−1e-16`-sized values that the bounds (which need `ε ≥ 0`) would reject.
 pub(crate) fn dmax_both(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<f64> {
     let a = Pair::new(rho, sigma)?.max_relative_entropy()?;
     let b = Pair::new(sigma, rho)?.max_relative_entropy()?;
-    Ok(a.max(b))
+    Ok(a.max(b).max(0.0))
 }
 
 /// Error factor of order α: relative errors of eigenvalues are amplified by `α` and `1/α`

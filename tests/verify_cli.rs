@@ -194,3 +194,43 @@ fn list_and_bad_input() {
     assert_eq!(code, 2);
     assert!(err.starts_with("error:"), "{err}");
 }
+
+#[test]
+fn zero_trials_and_huge_dimensions_are_rejected() {
+    // no search is not a result: `--trials 0` used to print worst_margin "nan" (and exit 1 for a
+    // known-false statement)
+    let (code, _, err) = qrenyi(&["verify", "--lemma", "kl-nonnegative", "--trials", "0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.starts_with("error:"), "{err}");
+    // channels on ℂ^d take ~d⁴ numbers: --max-dim 1000 aborted on a failed allocation
+    let (code, _, err) = qrenyi(&[
+        "verify",
+        "--lemma",
+        "kl-nonnegative",
+        "--trials",
+        "5",
+        "--max-dim",
+        "1000",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.starts_with("error:") && err.contains("max-dim"),
+        "{err}"
+    );
+    // a shard without trials has no worst instance: +∞ (the minimum over nothing), not NaN
+    let (code, out, err) = qrenyi(&[
+        "verify",
+        "--lemma",
+        "kl-nonnegative",
+        "--trials",
+        "1",
+        "--shard",
+        "1/2",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let r = reports(&out);
+    assert_eq!(r[0]["trials"], 0);
+    assert_eq!(r[0]["worst_margin"], "inf");
+    assert_eq!(r[0]["worst_error"], 0.0);
+}

@@ -30,7 +30,7 @@ pub struct Args {
     /// Global seed; a run is a deterministic function of (seed, trials, max-dim, shard).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Largest Hilbert-space dimension (classical alphabets go up to twice this).
+    /// Largest Hilbert-space dimension, 2..=32 (classical alphabets go up to twice this).
     #[arg(long, default_value_t = 4)]
     pub max_dim: usize,
     /// Run only shard i of n (0 ≤ i < n): the trials t ≡ i (mod n). Join with `verify merge`.

@@ -11,6 +11,11 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+/// Largest `max_dim` a search accepts: the channel ensembles store `~d⁴` complex numbers
+/// (depolarizing: `d²` Kraus operators; Stinespring: a Haar unitary of size `k·d_out ≤ d²`), so
+/// `d = 32` needs ~16 MB per instance and `d = 1000` would need terabytes.
+pub const MAX_DIM: usize = 32;
+
 /// Parameters of a search.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -56,12 +61,15 @@ impl Config {
                 format!("shard i/n needs 0 ≤ i < n (got {i}/{n})"),
             ));
         }
-        if self.context.max_dim < 2 {
+        if self.context.max_dim < 2 || self.context.max_dim > MAX_DIM {
             return Err(Error::invalid(
                 "max-dim",
                 self.context.max_dim as f64,
-                "must be at least 2",
+                format!("must lie in 2..={MAX_DIM} (a channel on ℂ^d is stored as ~d⁴ numbers)"),
             ));
+        }
+        if self.trials == Some(0) {
+            return Err(Error::invalid("trials", 0.0, "must be at least 1"));
         }
         Ok(())
     }
@@ -464,9 +472,10 @@ pub fn run(
         expected: s.expected(),
         status,
         trials: trials.len(),
-        worst_margin: worst.map_or(f64::NAN, |m| m.value),
+        // no instance evaluated (an empty shard): the minimum over nothing, +∞
+        worst_margin: worst.map_or(f64::INFINITY, |m| m.value),
         counterexample,
-        worst_error: worst.map_or(f64::NAN, |m| m.error),
+        worst_error: worst.map_or(0.0, |m| m.error),
         worst_instance,
         source: s.source().to_string(),
         statement: s.summary().to_string(),

@@ -71,6 +71,7 @@ pub mod sample;
 
 pub use engine::{
     merge, replay, run, save_counterexample, trial_seed, Config, Counterexample, Replay, Report,
+    MAX_DIM,
 };
 pub use instance::{Instance, Item, Scale};
 pub use sample::SampleContext;

@@ -21,6 +21,7 @@
 //! [`divergence`] (classical and quantum divergences), [`io`] (`.npy` and JSON matrices).
 
 pub mod divergence;
+pub mod kernel;
 pub mod error;
 pub mod io;
 pub mod spectral;

@@ -3,8 +3,10 @@
 //! Every subcommand has a module with an `Args` struct and a `run(&Args) -> qrenyi::Result<i32>`
 //! returning the exit code. Errors are printed on one line as `error: …` with exit code 2.
 
+mod audit;
 pub mod blas_env;
 mod divergence;
+mod kernel_divergence;
 
 use clap::{Parser, Subcommand};
 
@@ -20,6 +22,10 @@ pub struct Cli {
 enum Command {
     /// Divergence of two density matrices (.npy or .json files).
     Divergence(divergence::Args),
+    /// Kernel Rényi divergence D̃_α(Σ̂_P ‖ Σ̂_Q + λI) of two samples (.npy float64 or CSV).
+    KernelDivergence(kernel_divergence::Args),
+    /// Audit (ε,δ)-DP, RDP or RKRDP from samples of M(D), M(D') with the kernel Rényi divergence.
+    Audit(audit::Args),
 }
 
 /// Parse the command line, run, and return the exit code.
@@ -27,6 +33,8 @@ pub fn run() -> i32 {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Divergence(a) => divergence::run(a),
+        Command::KernelDivergence(a) => kernel_divergence::run(a),
+        Command::Audit(a) => audit::run(a),
     };
     match result {
         Ok(code) => code,

@@ -21,9 +21,9 @@
 //! [`divergence`] (classical and quantum divergences), [`io`] (`.npy` and JSON matrices).
 
 pub mod divergence;
-pub mod kernel;
 pub mod error;
 pub mod io;
+pub mod kernel;
 pub mod spectral;
 pub mod state;
 

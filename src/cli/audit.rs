@@ -136,8 +136,9 @@ fn hypothesis(t: &TestArgs) -> Result<Hypothesis> {
         (None, None, None, Some(tau)) => Ok(Hypothesis::Rkrdp { tau }),
         _ => Err(Error::Parse {
             what: "command line".into(),
-            reason: "give exactly one null hypothesis: --epsilon E --delta D, --rdp-tau T or --tau T"
-                .into(),
+            reason:
+                "give exactly one null hypothesis: --epsilon E --delta D, --rdp-tau T or --tau T"
+                    .into(),
         }),
     }
 }
@@ -282,18 +283,17 @@ fn run_test(t: &TestArgs) -> Result<i32> {
 fn run_experiment(e: &ExperimentArgs) -> Result<i32> {
     let mut cfg = ExperimentConfig::paper()?;
     cfg.dim = e.dim;
-    cfg.ns = e
-        .n
-        .0
-        .iter()
-        .map(|&v| {
-            if v >= 2.0 && v.fract() == 0.0 && v < 1e7 {
-                Ok(v as usize)
-            } else {
-                Err(Error::invalid("n", v, "sample sizes must be integers ≥ 2"))
-            }
-        })
-        .collect::<Result<_>>()?;
+    cfg.ns =
+        e.n.0
+            .iter()
+            .map(|&v| {
+                if v >= 2.0 && v.fract() == 0.0 && v < 1e7 {
+                    Ok(v as usize)
+                } else {
+                    Err(Error::invalid("n", v, "sample sizes must be integers ≥ 2"))
+                }
+            })
+            .collect::<Result<_>>()?;
     cfg.runs = e.runs;
     cfg.alphas = e.alphas.0.clone();
     cfg.lambdas = match &e.lambdas {

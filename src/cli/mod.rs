@@ -25,7 +25,7 @@ enum Command {
     /// Kernel Rényi divergence D̃_α(Σ̂_P ‖ Σ̂_Q + λI) of two samples (.npy float64 or CSV).
     KernelDivergence(kernel_divergence::Args),
     /// Audit (ε,δ)-DP, RDP or RKRDP from samples of M(D), M(D') with the kernel Rényi divergence.
-    Audit(audit::Args),
+    Audit(Box<audit::Args>),
 }
 
 /// Parse the command line, run, and return the exit code.

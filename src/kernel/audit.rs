@@ -164,8 +164,7 @@ pub fn finite_sample_threshold(
     if !(alpha > 1.0 && alpha.is_finite()) {
         return Err(Error::AlphaOutOfRange {
             alpha,
-            expected: "the finite-sample threshold is derived for 1 < α < ∞; use resampling"
-                .into(),
+            expected: "the finite-sample threshold is derived for 1 < α < ∞; use resampling".into(),
         });
     }
     check_level(level)?;
@@ -173,7 +172,9 @@ pub fn finite_sample_threshold(
         return Err(Error::invalid("λ", lambda, "must be finite and ≥ 0"));
     }
     if n == 0 || m == 0 {
-        return Err(Error::Empty("samples for the finite-sample threshold".into()));
+        return Err(Error::Empty(
+            "samples for the finite-sample threshold".into(),
+        ));
     }
     let eta_p = covariance_deviation(n, level);
     let eta_q = covariance_deviation(m, level);
@@ -299,7 +300,8 @@ impl GramBlocks {
         })
     }
     fn estimator(&self, ix: &[usize], iy: &[usize]) -> Result<KernelDivergence> {
-        let sel = |k: &Array2<f64>, r: &[usize], c: &[usize]| k.select(Axis(0), r).select(Axis(1), c);
+        let sel =
+            |k: &Array2<f64>, r: &[usize], c: &[usize]| k.select(Axis(0), r).select(Axis(1), c);
         KernelDivergence::from_gram(
             sel(&self.kxx, ix, ix),
             sel(&self.kxy, ix, iy),
@@ -381,12 +383,19 @@ fn interval_from_blocks(
         (estimate, estimate)
     } else if subsample {
         let s = cfg.fraction.sqrt();
-        (estimate - s * (qhi - estimate), estimate - s * (qlo - estimate))
+        (
+            estimate - s * (qhi - estimate),
+            estimate - s * (qlo - estimate),
+        )
     } else {
         (2.0 * estimate - qhi, 2.0 * estimate - qlo)
     };
     Ok(ConfidenceInterval {
-        lower: if lower.is_nan() { f64::NEG_INFINITY } else { lower },
+        lower: if lower.is_nan() {
+            f64::NEG_INFINITY
+        } else {
+            lower
+        },
         upper: if upper.is_nan() { f64::INFINITY } else { upper },
         kind: cfg.kind,
         replicates: cfg.replicates,

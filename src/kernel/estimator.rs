@@ -161,7 +161,7 @@ impl KernelDivergence {
             });
         }
         let trace_rho = kxx.diag().sum() / n as f64;
-        if !(trace_rho > 0.0) {
+        if trace_rho.is_nan() || trace_rho <= 0.0 {
             return Err(Error::invalid(
                 "Tr Σ̂_P",
                 trace_rho,

@@ -53,10 +53,15 @@ impl Scenario {
     /// The paper's four panels: `Δ = 0` and `Δ = 10` with (ε,δ) = (1, 0.005); `Δ = 10` with
     /// (3, 0.03) and (2, 0.2).
     pub fn paper() -> Result<Vec<Self>> {
-        [(0.0, 1.0, 0.005), (10.0, 1.0, 0.005), (10.0, 3.0, 0.03), (10.0, 2.0, 0.2)]
-            .iter()
-            .map(|&(s, e, d)| Scenario::calibrated(s, e, d))
-            .collect()
+        [
+            (0.0, 1.0, 0.005),
+            (10.0, 1.0, 0.005),
+            (10.0, 3.0, 0.03),
+            (10.0, 2.0, 0.2),
+        ]
+        .iter()
+        .map(|&(s, e, d)| Scenario::calibrated(s, e, d))
+        .collect()
     }
 
     fn label(&self) -> String {
@@ -114,7 +119,11 @@ impl ExperimentConfig {
             return Err(Error::Empty("experiment grid (α, λ or scenarios)".into()));
         }
         if let Some(&l) = self.lambdas.iter().find(|&&l| !(l > 0.0 && l.is_finite())) {
-            return Err(Error::invalid("λ", l, "the plotted λ grid must be positive"));
+            return Err(Error::invalid(
+                "λ",
+                l,
+                "the plotted λ grid must be positive",
+            ));
         }
         if let Some(&a) = self.alphas.iter().find(|&&a| !(a > 0.0 && a.is_finite())) {
             return Err(Error::AlphaOutOfRange {
@@ -186,8 +195,15 @@ pub struct ExperimentResult {
     pub curves: Vec<CurvePoint>,
 }
 
-fn gaussian_sample(rng: &mut ChaCha8Rng, n: usize, d: usize, shift: f64, sigma: f64) -> Array2<f64> {
-    let mut a = Array2::from_shape_simple_fn((n, d), || sigma * rng.sample::<f64, _>(StandardNormal));
+fn gaussian_sample(
+    rng: &mut ChaCha8Rng,
+    n: usize,
+    d: usize,
+    shift: f64,
+    sigma: f64,
+) -> Array2<f64> {
+    let mut a =
+        Array2::from_shape_simple_fn((n, d), || sigma * rng.sample::<f64, _>(StandardNormal));
     a.column_mut(0).mapv_inplace(|v| v + shift);
     a
 }
@@ -317,6 +333,18 @@ fn aggregate(config: &ExperimentConfig, records: &[Record]) -> Result<Vec<CurveP
     Ok(out)
 }
 
+/// Append one CSV line: the scenario's `Δ, ε, δ, σ`, then `fields`.
+fn csv_line(out: &mut String, sc: &Scenario, fields: &[&dyn std::fmt::Display]) {
+    let mut line = format!(
+        "{},{},{},{}",
+        sc.sensitivity, sc.epsilon, sc.delta, sc.sigma
+    );
+    for f in fields {
+        let _ = write!(line, ",{f}");
+    }
+    let _ = writeln!(out, "{line}");
+}
+
 fn io_err(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::Io {
         path: path.display().to_string(),
@@ -329,29 +357,36 @@ fn io_err(path: &Path, e: impl std::fmt::Display) -> Error {
 pub fn write_outputs(result: &ExperimentResult, dir: &Path) -> Result<Vec<std::path::PathBuf>> {
     std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
     let cfg = &result.config;
-    let mut runs = String::from("delta_sens,epsilon,delta,sigma,n,run,alpha,lambda,divergence,bandwidth\n");
+    let mut runs =
+        String::from("delta_sens,epsilon,delta,sigma,n,run,alpha,lambda,divergence,bandwidth\n");
     for r in &result.records {
         let sc = &cfg.scenarios[r.scenario];
-        let _ = writeln!(
-            runs,
-            "{},{},{},{},{},{},{},{},{},{}",
-            sc.sensitivity, sc.epsilon, sc.delta, sc.sigma, r.n, r.run, r.alpha, r.lambda, r.value, r.bandwidth
+        csv_line(
+            &mut runs,
+            sc,
+            &[&r.n, &r.run, &r.alpha, &r.lambda, &r.value, &r.bandwidth],
         );
     }
     let mut curves =
         String::from("delta_sens,epsilon,delta,sigma,n,alpha,lambda,mean,std,renyi_exact\n");
     for c in &result.curves {
         let sc = &cfg.scenarios[c.scenario];
-        let _ = writeln!(
-            curves,
-            "{},{},{},{},{},{},{},{},{},{}",
-            sc.sensitivity, sc.epsilon, sc.delta, sc.sigma, c.n, c.alpha, c.lambda, c.mean, c.std, c.renyi
+        csv_line(
+            &mut curves,
+            sc,
+            &[&c.n, &c.alpha, &c.lambda, &c.mean, &c.std, &c.renyi],
         );
     }
-    let paths: Vec<std::path::PathBuf> = ["runs.csv", "curves.csv", "figure1.svg", "figure1.png", "summary.md"]
-        .iter()
-        .map(|f| dir.join(f))
-        .collect();
+    let paths: Vec<std::path::PathBuf> = [
+        "runs.csv",
+        "curves.csv",
+        "figure1.svg",
+        "figure1.png",
+        "summary.md",
+    ]
+    .iter()
+    .map(|f| dir.join(f))
+    .collect();
     std::fs::write(&paths[0], runs).map_err(|e| io_err(&paths[0], e))?;
     std::fs::write(&paths[1], curves).map_err(|e| io_err(&paths[1], e))?;
     register_font()?;
@@ -372,11 +407,15 @@ pub fn write_outputs(result: &ExperimentResult, dir: &Path) -> Result<Vec<std::p
 /// Register the bundled Ubuntu Light font (from `epaint_default_fonts`) as plotters' sans-serif,
 /// so text renders without system fonts or fontconfig.
 fn register_font() -> Result<()> {
-    plotters::style::register_font("sans-serif", FontStyle::Normal, epaint_default_fonts::UBUNTU_LIGHT)
-        .map_err(|_| Error::Parse {
-            what: "bundled font".into(),
-            reason: "Ubuntu Light could not be parsed".into(),
-        })
+    plotters::style::register_font(
+        "sans-serif",
+        FontStyle::Normal,
+        epaint_default_fonts::UBUNTU_LIGHT,
+    )
+    .map_err(|_| Error::Parse {
+        what: "bundled font".into(),
+        reason: "Ubuntu Light could not be parsed".into(),
+    })
 }
 
 const PALETTE: [RGBColor; 6] = [
@@ -390,7 +429,10 @@ const PALETTE: [RGBColor; 6] = [
 
 type DrawResult<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
-fn draw_figure<DB: DrawingBackend>(result: &ExperimentResult, root: &DrawingArea<DB, Shift>) -> DrawResult<()>
+fn draw_figure<DB: DrawingBackend>(
+    result: &ExperimentResult,
+    root: &DrawingArea<DB, Shift>,
+) -> DrawResult<()>
 where
     DB::ErrorType: 'static,
 {
@@ -404,7 +446,10 @@ where
         let pts: Vec<&CurvePoint> = result.curves.iter().filter(|c| c.scenario == si).collect();
         let lam_lo = cfg.lambdas.iter().copied().fold(f64::INFINITY, f64::min);
         let lam_hi = cfg.lambdas.iter().copied().fold(0.0, f64::max);
-        let finite = pts.iter().flat_map(|c| [c.mean, c.renyi]).filter(|v| v.is_finite());
+        let finite = pts
+            .iter()
+            .flat_map(|c| [c.mean, c.renyi])
+            .filter(|v| v.is_finite());
         let ymax = finite.clone().fold(sc.epsilon, f64::max) * 1.08 + 1e-3;
         let ymin = finite.fold(0.0, f64::min);
         let mut chart = ChartBuilder::on(area)
@@ -432,8 +477,13 @@ where
                 chart
                     .draw_series(LineSeries::new(line.clone(), color.stroke_width(width)))?
                     .label(format!("α = {alpha}, n = {n}"))
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(width)));
-                chart.draw_series(line.iter().map(|&(x, y)| Circle::new((x, y), 2 + ni as i32, color.filled())))?;
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(width))
+                    });
+                chart.draw_series(
+                    line.iter()
+                        .map(|&(x, y)| Circle::new((x, y), 2 + ni as i32, color.filled())),
+                )?;
             }
             let rd = gaussian_renyi(alpha, sc.sensitivity, sc.sigma).map_err(Box::new)?;
             if rd <= ymax {
@@ -445,23 +495,36 @@ where
                         color.stroke_width(1),
                     ))?
                     .label(format!("RD α = {alpha}"))
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(1)));
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(1))
+                    });
             }
         }
         // DP thresholds (seed 002 Prop. 9, paper's λ = 2δe^{−ε}): vertical λ, horizontal τ = ε
-        let mut dp_lines = vec![((sc.epsilon, sc.delta), 2u32, 4u32)];
+        // own claim: long dashes in black; the reference claim (1, 0.005): short dashes in grey
+        let mut dp_lines = vec![((sc.epsilon, sc.delta), 14u32, 5u32, BLACK)];
         if sc.sensitivity > 0.0 && (sc.epsilon, sc.delta) != REFERENCE_CLAIM {
-            dp_lines.push((REFERENCE_CLAIM, 2, 2));
+            dp_lines.push((REFERENCE_CLAIM, 3, 3, RGBColor(110, 110, 110)));
         }
-        for ((eps, del), dash, gap) in dp_lines {
+        for ((eps, del), dash, gap, color) in dp_lines {
             let lam = paper_dp_regularization(eps, del).map_err(Box::new)?;
-            let style = BLACK.stroke_width(1);
+            let style = color.stroke_width(2);
             if lam >= lam_lo && lam <= lam_hi {
-                chart.draw_series(DashedLineSeries::new(vec![(lam, ymin), (lam, ymax)], dash * 4, gap * 2, style))?;
+                chart.draw_series(DashedLineSeries::new(
+                    vec![(lam, ymin), (lam, ymax)],
+                    dash,
+                    gap,
+                    style,
+                ))?;
             }
             if eps <= ymax {
                 chart
-                    .draw_series(DashedLineSeries::new(vec![(lam_lo, eps), (lam_hi, eps)], dash * 4, gap * 2, style))?
+                    .draw_series(DashedLineSeries::new(
+                        vec![(lam_lo, eps), (lam_hi, eps)],
+                        dash,
+                        gap,
+                        style,
+                    ))?
                     .label(format!("(ε,δ) = ({eps}, {del}): λ = 2δe^-ε, τ = ε"))
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], style));
             }
@@ -482,7 +545,10 @@ where
 pub fn summary(result: &ExperimentResult) -> Result<String> {
     let cfg = &result.config;
     let mut s = String::new();
-    let _ = writeln!(s, "# Kernel Rényi divergence of the Gaussian mechanism (seed 002, Figure 1)\n");
+    let _ = writeln!(
+        s,
+        "# Kernel Rényi divergence of the Gaussian mechanism (seed 002, Figure 1)\n"
+    );
     let _ = writeln!(
         s,
         "d = {}, n = m ∈ {:?}, {} runs, α ∈ {:?}, {} λ values in [{:.2e}, {:.2e}], RBF kernel exp(−‖x−y‖²/b²) with the median bandwidth of a pilot sample, seed {}.\n",
@@ -495,7 +561,10 @@ pub fn summary(result: &ExperimentResult) -> Result<String> {
         cfg.lambdas.last().copied().unwrap_or(0.0),
         cfg.seed
     );
-    let _ = writeln!(s, "| Δ | (ε, δ) | σ (Balle–Wang) | α | exact RD αΔ²/2σ² | max mean D̂ over λ, n |");
+    let _ = writeln!(
+        s,
+        "| Δ | (ε, δ) | σ (Balle–Wang) | α | exact RD αΔ²/2σ² | max mean D̂ over λ, n |"
+    );
     let _ = writeln!(s, "|---|---|---|---|---|---|");
     let mut below = (0usize, 0usize);
     for (si, sc) in cfg.scenarios.iter().enumerate() {
@@ -526,7 +595,10 @@ pub fn summary(result: &ExperimentResult) -> Result<String> {
         s,
         "(ε,δ)-DP implies D_{{α,λ}} ≤ ε for λ ≥ δe^(−ε) (docs/kernel.md § dp_regularization; the paper's code uses 2δe^(−ε)). A mean estimate far above ε at such λ indicates a violation; `qrenyi audit` gives the formal test.\n"
     );
-    let _ = writeln!(s, "| mechanism | claimed (ε, δ) | λ rule | λ | α | mean D̂ | τ = ε | exceeds |");
+    let _ = writeln!(
+        s,
+        "| mechanism | claimed (ε, δ) | λ rule | λ | α | mean D̂ | τ = ε | exceeds |"
+    );
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
     let nmax = cfg.ns.iter().copied().max().unwrap_or(0);
     for (si, sc) in cfg.scenarios.iter().enumerate() {

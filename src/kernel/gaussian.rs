@@ -23,6 +23,18 @@ fn check_positive(name: &str, v: f64) -> Result<()> {
     }
 }
 
+/// Check `Δ ≥ 0` finite; returns whether `Δ = 0` (identical outputs).
+fn check_sensitivity(sensitivity: f64) -> Result<bool> {
+    if !(sensitivity >= 0.0 && sensitivity.is_finite()) {
+        return Err(Error::invalid(
+            "sensitivity Δ",
+            sensitivity,
+            "must be finite and ≥ 0",
+        ));
+    }
+    Ok(sensitivity == 0.0)
+}
+
 fn check_epsilon(epsilon: f64) -> Result<()> {
     if epsilon >= 0.0 && epsilon.is_finite() {
         Ok(())
@@ -38,14 +50,7 @@ fn check_epsilon(epsilon: f64) -> Result<()> {
 pub fn balle_wang_delta(sensitivity: f64, sigma: f64, epsilon: f64) -> Result<f64> {
     check_positive("σ", sigma)?;
     check_epsilon(epsilon)?;
-    if !(sensitivity >= 0.0 && sensitivity.is_finite()) {
-        return Err(Error::invalid(
-            "sensitivity Δ",
-            sensitivity,
-            "must be finite and ≥ 0",
-        ));
-    }
-    if sensitivity == 0.0 {
+    if check_sensitivity(sensitivity)? {
         return Ok(0.0);
     }
     let a = sensitivity / (2.0 * sigma);
@@ -102,20 +107,13 @@ pub fn calibrate_sigma(sensitivity: f64, epsilon: f64, delta: f64) -> Result<f64
 /// 002, Section 6), for α ∈ (0, ∞); `+∞` at α = ∞ when `Δ > 0`.
 pub fn gaussian_renyi(alpha: f64, sensitivity: f64, sigma: f64) -> Result<f64> {
     check_positive("σ", sigma)?;
-    if !(alpha > 0.0) {
+    if alpha.is_nan() || alpha <= 0.0 {
         return Err(Error::AlphaOutOfRange {
             alpha,
             expected: "α ∈ (0, ∞]".into(),
         });
     }
-    if !(sensitivity >= 0.0 && sensitivity.is_finite()) {
-        return Err(Error::invalid(
-            "sensitivity Δ",
-            sensitivity,
-            "must be finite and ≥ 0",
-        ));
-    }
-    if sensitivity == 0.0 {
+    if check_sensitivity(sensitivity)? {
         return Ok(0.0);
     }
     Ok(alpha * sensitivity * sensitivity / (2.0 * sigma * sigma))

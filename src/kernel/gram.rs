@@ -135,8 +135,7 @@ pub fn pairwise_sq_distances(a: ArrayView2<f64>, b: ArrayView2<f64>) -> Result<A
         });
     }
     let (p, q) = (a.nrows() as f64, b.nrows() as f64);
-    let mean: Array1<f64> =
-        (a.sum_axis(Axis(0)) + b.sum_axis(Axis(0))).mapv(|s| s / (p + q));
+    let mean: Array1<f64> = (a.sum_axis(Axis(0)) + b.sum_axis(Axis(0))).mapv(|s| s / (p + q));
     let ac = &a - &mean;
     let bc = &b - &mean;
     let na: Array1<f64> = ac.rows().into_iter().map(|r| r.dot(&r)).collect();
@@ -189,9 +188,9 @@ mod tests {
     fn median_bandwidth_matches_sorted_distances() {
         let x = array![[0.0, 0.0], [3.0, 4.0]];
         let y = array![[0.0, 1.0], [6.0, 8.0], [1.0, 0.0]];
-        // distances: x0: 1, 10, 1 ; x1: √18, 5, √20  → sorted 1,1,√18,5,√20,10 → (√18+5)/2
+        // distances: x0: 1, 10, 1 ; x1: √18, 5, √20  → sorted 1, 1, √18, √20, 5, 10
         let b = median_bandwidth(x.view(), y.view()).unwrap();
-        assert!((b - 0.5 * (18f64.sqrt() + 5.0)).abs() < 1e-12);
+        assert!((b - 0.5 * (18f64.sqrt() + 20f64.sqrt())).abs() < 1e-12);
         let b1 = median_bandwidth(x.view(), y.slice(ndarray::s![..1, ..])).unwrap();
         assert!((b1 - 0.5 * (1.0 + 18f64.sqrt())).abs() < 1e-12);
     }

@@ -23,6 +23,7 @@
 pub mod divergence;
 pub mod error;
 pub mod io;
+pub mod kernel;
 pub mod privacy;
 pub mod spectral;
 pub mod state;

@@ -250,6 +250,7 @@ fn plot_err(path: &Path, e: impl std::fmt::Display) -> Error {
 /// SVG plot of `α ↦ D_α` (worst case over the pairs) and the fitted line `ξ + ρα`.
 fn draw(path: &Path, nb: &Neighbours, family: Family, xi: f64, fit: &FitResult) -> Result<()> {
     use plotters::prelude::*;
+    qrenyi::io::register_plot_font()?;
     let amax = fit
         .alpha
         .filter(|a| a.is_finite())

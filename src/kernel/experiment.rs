@@ -389,7 +389,7 @@ pub fn write_outputs(result: &ExperimentResult, dir: &Path) -> Result<Vec<std::p
     .collect();
     std::fs::write(&paths[0], runs).map_err(|e| io_err(&paths[0], e))?;
     std::fs::write(&paths[1], curves).map_err(|e| io_err(&paths[1], e))?;
-    register_font()?;
+    crate::io::register_plot_font()?;
     {
         let root = SVGBackend::new(&paths[2], (1200, 1000)).into_drawing_area();
         draw_figure(result, &root).map_err(|e| io_err(&paths[2], e))?;
@@ -402,20 +402,6 @@ pub fn write_outputs(result: &ExperimentResult, dir: &Path) -> Result<Vec<std::p
     }
     std::fs::write(&paths[4], summary(result)?).map_err(|e| io_err(&paths[4], e))?;
     Ok(paths)
-}
-
-/// Register the bundled Ubuntu Light font (from `epaint_default_fonts`) as plotters' sans-serif,
-/// so text renders without system fonts or fontconfig.
-fn register_font() -> Result<()> {
-    plotters::style::register_font(
-        "sans-serif",
-        FontStyle::Normal,
-        epaint_default_fonts::UBUNTU_LIGHT,
-    )
-    .map_err(|_| Error::Parse {
-        what: "bundled font".into(),
-        reason: "Ubuntu Light could not be parsed".into(),
-    })
 }
 
 const PALETTE: [RGBColor; 6] = [

@@ -3,10 +3,11 @@
 
   python3 benches/report.py criterion [DIR]            print criterion medians (DIR defaults to
                                                         $CARGO_TARGET_DIR/criterion or target/criterion)
-  python3 benches/report.py doc DOC [--criterion DIR] [--peers QRENYI.json PYTHON.json [--label L]]
+  python3 benches/report.py doc DOC [--criterion DIR [--criterion-label L]] [--peers QRENYI.json PYTHON.json [--label L]]
                                                         rewrite the generated blocks of DOC
                                                         (peers tables go to blocks `peers-L` and
                                                         `machine-L` with a label, else `peers`, `machine`)
+       [--kernel QRENYI.jsonl NUMPY.jsonl]              kernel estimator table (block `kernel-L`)
 
 Generated blocks sit between `<!-- NAME:begin -->` and `<!-- NAME:end -->` markers; the text
 around them is written by hand. `doc` exits with status 1 if the peers disagree numerically.
@@ -136,6 +137,32 @@ def peers_md(qr, py):
     return md + "\n\nAgreement (checked before any time is reported):\n\n" + agree, failures
 
 
+def kernel_md(qr_path, np_path):
+    """Kernel estimator table: best total per n on each side, and the relative difference of values."""
+    def best(path):
+        out = {}
+        for line in open(path):
+            if line.strip():
+                r = json.loads(line)
+                if r["n"] not in out or r["total_s"] < out[r["n"]]["total_s"]:
+                    out[r["n"]] = r
+        return out
+    qr, nps = best(qr_path), best(np_path)
+    rows, failures = [], []
+    for n in sorted(qr):
+        q, p = qr[n], nps.get(n)
+        if p is None:
+            continue
+        dev = abs(q["value"] - p["value"]) / max(abs(q["value"]), abs(p["value"]), 1e-300)
+        if dev > 1e-6:
+            failures.append(f"kernel n={n}: relative deviation {dev:.2e}")
+        rows.append([n, f"{q['total_s']:.4g} s (Gram {q['gram_s']:.3g}, decomposition {q['decomposition_s']:.3g}, "
+                        f"evaluation {q['evaluation_s']:.3g})", f"{p['total_s']:.4g} s (Gram {p['gram_s']:.3g})",
+                     f"**{p['total_s'] / q['total_s']:.1f}×**", f"{dev:.1e}"])
+    return table(["n = m", "qrenyi (best of 3)", "numpy, seed 002 formulation", "numpy / qrenyi",
+                  "relative difference of values"], rows), failures
+
+
 def sh(cmd):
     try:
         return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=30).stdout.strip()
@@ -181,7 +208,10 @@ def main(argv):
     text = open(doc).read() if os.path.exists(doc) else "# Performance\n"
     status = 0
     if "--criterion" in argv:
-        text = replace_block(text, "criterion", criterion_md(collect(argv[argv.index("--criterion") + 1])))
+        name = "criterion"
+        if "--criterion-label" in argv:
+            name += "-" + argv[argv.index("--criterion-label") + 1]
+        text = replace_block(text, name, criterion_md(collect(argv[argv.index("--criterion") + 1])))
     if "--peers" in argv:
         i = argv.index("--peers")
         qr, py = (json.load(open(p)) for p in argv[i + 1:i + 3])
@@ -191,6 +221,13 @@ def main(argv):
             status = 1
         suffix = "-" + argv[argv.index("--label") + 1] if "--label" in argv else ""
         text = replace_block(text, "peers" + suffix, md)
+        if "--kernel" in argv:
+            k = argv.index("--kernel")
+            kmd, kfail = kernel_md(argv[k + 1], argv[k + 2])
+            if kfail:
+                print("kernel estimates disagree:\n  " + "\n  ".join(kfail), file=sys.stderr)
+                status = 1
+            text = replace_block(text, "kernel" + suffix, kmd)
         text = replace_block(text, "machine" + suffix, machine_md(qr, py, argv[i + 1]))
     with open(doc, "w") as f:
         f.write(text)

@@ -141,3 +141,18 @@ pub fn write_matrix(path: impl AsRef<Path>, a: &Array2<Complex64>) -> Result<()>
     let path = path.as_ref();
     ndarray_npy::write_npy(path, a).map_err(|e| io_err(path, e))
 }
+
+/// Register the bundled Ubuntu Light font (from `epaint_default_fonts`) as plotters' `sans-serif`,
+/// so plots (SVG and PNG) render text without system fonts or fontconfig. Idempotent; every
+/// plotting path calls it before drawing.
+pub fn register_plot_font() -> Result<()> {
+    plotters::style::register_font(
+        "sans-serif",
+        plotters::style::FontStyle::Normal,
+        epaint_default_fonts::UBUNTU_LIGHT,
+    )
+    .map_err(|_| Error::Parse {
+        what: "bundled font".into(),
+        reason: "Ubuntu Light could not be parsed".into(),
+    })
+}

@@ -23,9 +23,11 @@
 pub mod divergence;
 pub mod error;
 pub mod io;
+pub mod kernel;
 pub mod privacy;
 pub mod spectral;
 pub mod state;
+pub mod verify;
 
 pub use error::{Error, Result};
 

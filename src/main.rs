@@ -5,6 +5,12 @@
 mod cli;
 
 fn main() {
+    // Die quietly on a closed pipe (`qrenyi … | head`) instead of panicking on the failed write.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     cli::blas_env::ensure_coretype();
     std::process::exit(cli::run());
 }

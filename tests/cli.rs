@@ -1,27 +1,16 @@
 //! The command-line contract of `qrenyi divergence`: flags, JSON shapes, "inf", exit codes.
 
+mod common;
+
+use common::{run_qrenyi, temp_path};
 use std::path::PathBuf;
-use std::process::Command;
 
 fn qrenyi(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_qrenyi"))
-        .args(args)
-        .output()
-        .expect("run qrenyi");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    run_qrenyi(args)
 }
 
-/// Write `text` to a fresh file (unique per call: tests run in parallel threads).
 fn write(name: &str, text: &str) -> PathBuf {
-    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    let dir = std::env::temp_dir().join(format!("qrenyi-cli-test-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
+    let p = temp_path(name);
     std::fs::write(&p, text).unwrap();
     p
 }
@@ -206,7 +195,7 @@ fn npy_input_is_read() {
             num_complex::Complex64::new(0.4, 0.0),
         ],
     ]);
-    let p = std::env::temp_dir().join(format!("qrenyi-cli-npy-{}.npy", std::process::id()));
+    let p = temp_path("m.npy");
     qrenyi::io::write_matrix(&p, &m).unwrap();
     let (code, out, err) = qrenyi(&[
         "divergence",

@@ -3,18 +3,12 @@
 use num_complex::Complex64;
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::Command;
+
+mod common;
+use common::{run_qrenyi, temp_path};
 
 fn qrenyi(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_qrenyi"))
-        .args(args)
-        .output()
-        .expect("run qrenyi");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    run_qrenyi(args)
 }
 
 fn json(args: &[&str]) -> (i32, Value) {
@@ -24,9 +18,7 @@ fn json(args: &[&str]) -> (i32, Value) {
 }
 
 fn write(name: &str, m: [[f64; 2]; 2]) -> String {
-    let dir = std::env::temp_dir().join(format!("qrenyi-cli-privacy-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path: PathBuf = dir.join(name);
+    let path: PathBuf = temp_path(name);
     let a = ndarray::Array2::from_shape_fn((2, 2), |(i, j)| Complex64::new(m[i][j], 0.0));
     qrenyi::io::write_matrix(&path, &a).unwrap();
     path.display().to_string()
@@ -86,6 +78,15 @@ fn cli_bad_input_exits_2() {
     assert!(err.starts_with("error:"), "{err}");
     let (c, _, _) = qrenyi(&["compose", "--epsilon", "1", "--k", "0"]);
     assert_eq!(c, 2);
+    // a NaN or out-of-range total δ is an error, not silently replaced by 1
+    for dt in ["nan", "1.5", "-0.1"] {
+        let (c, out, err) = qrenyi(&["compose", "--epsilon", "1", "--k", "3", "--delta-total", dt]);
+        assert_eq!(c, 2, "--delta-total {dt}: {out}");
+        assert!(
+            err.starts_with("error:") && err.trim().lines().count() == 1,
+            "{err}"
+        );
+    }
     let (c, _, _) = qrenyi(&[
         "qzcdp",
         "fit",
@@ -126,7 +127,7 @@ fn cli_qzcdp_check_and_fit() {
     assert_eq!(v["zcdp_rho"], "inf");
     let (_, v) = qz("fit", &a, &b, &["--kind", "petz"]);
     assert_eq!(v["warnings"].as_array().unwrap().len(), 1);
-    let svg = std::env::temp_dir().join(format!("qrenyi-plot-{}.svg", std::process::id()));
+    let svg = temp_path("plot.svg");
     let s = svg.display().to_string();
     let (code, v) = qz("fit", &a, &b, &["--xi", "0.05", "--plot", &s]);
     assert_eq!(code, 0);

@@ -28,10 +28,11 @@ pub struct Args {
 
 /// Run `qrenyi compose`.
 pub fn run(args: &Args) -> Result<i32> {
+    // a given total δ is validated by `compare` (NaN or outside [0, 1] is an error); only the
+    // default is capped at 1
     let dt = args
         .delta_total
-        .unwrap_or(args.k as f64 * args.delta + 1e-6)
-        .min(1.0);
+        .unwrap_or_else(|| (args.k as f64 * args.delta + 1e-6).min(1.0));
     let (rows, best) = compare(args.epsilon, args.delta, args.k, dt)?;
     if args.json {
         let out = json!({

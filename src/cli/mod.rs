@@ -3,12 +3,15 @@
 //! Every subcommand has a module with an `Args` struct and a `run(&Args) -> qrenyi::Result<i32>`
 //! returning the exit code. Errors are printed on one line as `error: …` with exit code 2.
 
+mod audit;
 pub mod blas_env;
 mod compose;
 mod convert;
 mod divergence;
 mod dp;
+mod kernel_divergence;
 mod qzcdp;
+mod verify;
 
 use clap::{Parser, Subcommand};
 
@@ -32,6 +35,12 @@ enum Command {
     Compose(compose::Args),
     /// Quantum (ε, δ)-DP of a neighbouring pair (hockey-stick divergence).
     Dp(dp::Args),
+    /// Search for counterexamples to the seeds' lemmas (see `qrenyi verify --list`).
+    Verify(verify::Args),
+    /// Kernel Rényi divergence D̃_α(Σ̂_P ‖ Σ̂_Q + λI) of two samples (.npy float64 or CSV).
+    KernelDivergence(kernel_divergence::Args),
+    /// Audit (ε,δ)-DP, RDP or RKRDP from samples of M(D), M(D') with the kernel Rényi divergence.
+    Audit(Box<audit::Args>),
 }
 
 /// Parse the command line, run, and return the exit code.
@@ -43,6 +52,9 @@ pub fn run() -> i32 {
         Command::Qzcdp(a) => qzcdp::run(a),
         Command::Compose(a) => compose::run(a),
         Command::Dp(a) => dp::run(a),
+        Command::Verify(a) => verify::run(a),
+        Command::KernelDivergence(a) => kernel_divergence::run(a),
+        Command::Audit(a) => audit::run(a),
     };
     match result {
         Ok(code) => code,

@@ -74,8 +74,9 @@ pub struct Common {
     /// Also check/fit the reverse order D_α(σ‖ρ).
     #[arg(long)]
     symmetric: bool,
-    /// Relative numerical slack on each divergence value.
-    #[arg(long, default_value_t = 1e-12, allow_negative_numbers = true)]
+    /// Relative numerical slack on each divergence value (a conditioning term
+    /// 16·d·ε·λ_max(ρ)/λ_min(σ) is always added).
+    #[arg(long, default_value_t = 1e-10, allow_negative_numbers = true)]
     slack: f64,
     /// Print JSON.
     #[arg(long)]
@@ -249,6 +250,7 @@ fn plot_err(path: &Path, e: impl std::fmt::Display) -> Error {
 /// SVG plot of `α ↦ D_α` (worst case over the pairs) and the fitted line `ξ + ρα`.
 fn draw(path: &Path, nb: &Neighbours, family: Family, xi: f64, fit: &FitResult) -> Result<()> {
     use plotters::prelude::*;
+    qrenyi::io::register_plot_font()?;
     let amax = fit
         .alpha
         .filter(|a| a.is_finite())

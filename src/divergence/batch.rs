@@ -36,7 +36,9 @@ use num_complex::Complex64;
 use rayon::prelude::*;
 
 /// Dimension from which a batch runs sequentially with multi-threaded BLAS instead of rayon
-/// across pairs (measured crossover, see docs/PERFORMANCE.md "Thread policy").
+/// across pairs. The batch bench measures rayon ahead up to d = 64 (docs/PERFORMANCE.md); from
+/// d ≈ 128 one zgemm or eigensolve is large enough for OpenBLAS's threads to pay off, so the
+/// switch sits there (a policy choice; the exact crossover was not measured).
 pub const PARALLEL_BELOW: usize = 128;
 
 /// Run `f` on every item: rayon with single-threaded BLAS when `dim < PARALLEL_BELOW`, otherwise

@@ -294,13 +294,19 @@ impl<'a> Pair<'a> {
     /// `B = σ^{γ/2} ρ^{1/2}`, because `Σ ν^α` with α < 1 magnifies the absolute error of small
     /// eigenvalues, and the SVD of `B` resolves `√ν` to absolute accuracy `ε‖B‖` instead of `ν` to
     /// `ε‖A‖` (e.g. `D̃_½(ρ‖ρ)` is then `O(ε)` even when ρ has eigenvalues `≈ 1e-9`).
-    fn sandwiched_parts(&self, alpha: f64) -> Result<(Terms, Vec<f64>)> {
+    ///
+    /// The scales `μ_j^{γ/2}` are normalised by the largest (they would underflow at small α,
+    /// e.g. `0.5^{5000} = 0`): the returned `ν̂ = ν e^{−c}`, `c = max_j γ ln μ_j`, with `c`.
+    fn sandwiched_parts(&self, alpha: f64) -> Result<(Terms, Vec<f64>, f64)> {
         let b = self.basis()?;
         let rho = self.rho_in_basis()?;
         let es = self.sigma.eigen();
         let gamma = (1.0 - alpha) / alpha;
         let s = &b.support;
-        let scale: Vec<f64> = s.iter().map(|&j| es.clamped(j).powf(gamma / 2.0)).collect();
+        let logs: Vec<f64> = s.iter().map(|&j| gamma * es.clamped(j).ln()).collect();
+        let c = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let c = if c.is_finite() { c } else { 0.0 };
+        let scale: Vec<f64> = logs.iter().map(|l| (0.5 * (l - c)).exp()).collect();
         let n = s.len();
         let backend = self.rho.backend();
         let kept: Vec<f64> = if alpha < 1.0 {
@@ -343,7 +349,7 @@ impl<'a> Pair<'a> {
                     .map(|&j| (rho[[j, j]].re.max(0.0), f64::INFINITY)),
             );
         }
-        Ok((normalized(diag), kept))
+        Ok((normalized(diag), kept, c))
     }
 
     /// Sandwiched `D̃_α(ρ‖σ)`, α ∈ (0,∞]: `R_α(diag) + R_α(ν/Σν, ln ν)` (see module docs).
@@ -357,12 +363,12 @@ impl<'a> Pair<'a> {
         if alpha > 1.0 && !self.basis()?.supported {
             return Ok(f64::INFINITY);
         }
-        let (diag, nu) = self.sandwiched_parts(alpha)?;
+        let (diag, nu, c) = self.sandwiched_parts(alpha)?;
         let total: f64 = nu.iter().sum();
         if nu.is_empty() || total <= 0.0 {
             return Ok(f64::INFINITY);
         }
-        let spec: Vec<(f64, f64)> = nu.iter().map(|&x| (x / total, x.ln())).collect();
+        let spec: Vec<(f64, f64)> = nu.iter().map(|&x| (x / total, x.ln() + c)).collect();
         Ok(renyi_mean(&diag, alpha) + renyi_mean(&spec, alpha))
     }
 
@@ -421,12 +427,45 @@ impl<'a> Pair<'a> {
 
     /// Fidelity `F = (Tr √(σ^{1/2} ρ σ^{1/2}))²` (squared Uhlmann fidelity).
     pub fn fidelity(&self) -> Result<f64> {
-        let (_, nu) = self.sandwiched_parts(0.5)?;
-        Ok(nu.iter().map(|x| x.sqrt()).sum::<f64>().powi(2))
+        let (_, nu, c) = self.sandwiched_parts(0.5)?;
+        Ok(c.exp() * nu.iter().map(|x| x.sqrt()).sum::<f64>().powi(2))
     }
 }
 
 /// Hockey-stick divergence `E_γ(ρ‖σ) = Tr(ρ − γσ)_+` of two states.
 pub fn hockey_stick(rho: &DensityMatrix, sigma: &DensityMatrix, gamma: f64) -> Result<f64> {
     Pair::new(rho, sigma)?.hockey_stick(gamma)
+}
+
+#[cfg(test)]
+mod underflow_tests {
+    use super::*;
+    use crate::divergence::classical;
+
+    /// At small α the scales `μ^{(1−α)/2α}` underflow unless normalised (`0.5^{5000} = 0`): with
+    /// `σ = I/2` (any ρ), `D̃_α(ρ‖I/2) = ln 2 + (1/(α−1)) ln Σ λ_i^α` must hold at α = 1e-4.
+    #[test]
+    fn sandwiched_small_alpha_does_not_underflow() {
+        let (c, s) = (0.6, 0.8);
+        let (l0, l1) = (0.3, 0.7);
+        // ρ = U diag(0.3, 0.7) U† with U a real rotation (non-diagonal)
+        let m = ndarray::arr2(&[
+            [l0 * c * c + l1 * s * s, (l0 - l1) * c * s],
+            [(l0 - l1) * c * s, l0 * s * s + l1 * c * c],
+        ]);
+        let rho = DensityMatrix::from_real(m).unwrap();
+        let sigma = DensityMatrix::maximally_mixed(2).unwrap();
+        let pair = Pair::new(&rho, &sigma).unwrap();
+        for alpha in [1e-4, 1e-3, 0.2, 3.0, 1e3] {
+            let d = pair.renyi(Family::Sandwiched, alpha).unwrap();
+            let exact = classical::renyi(&[l0, l1], &[0.5, 0.5], alpha).unwrap();
+            assert!(
+                (d - exact).abs() < 1e-12 * (1.0 + exact.abs()),
+                "α = {alpha}: {d} vs {exact}"
+            );
+        }
+        let f = pair.fidelity().unwrap();
+        let exact = (0.15f64.sqrt() + 0.35f64.sqrt()).powi(2);
+        assert!((f - exact).abs() < 1e-14);
+    }
 }

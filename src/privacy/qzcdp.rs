@@ -18,8 +18,12 @@
 //! supremum is approached at infinity).
 //!
 //! Certification is relative to the divergence core's computed values, each allowed a numerical
-//! slack `η = slack · max(1, |D|)` (default `slack = 1e-12`) in the direction that makes the
-//! verdict harder.
+//! slack `η = slack · max(1, |D|) + 16·d·ε_mach·λ_max(ρ)/λ_min⁺(σ)` (default `slack = 1e-10`) in
+//! the direction that makes the verdict harder. The relative part covers the core's accuracy on
+//! well-conditioned inputs (≤ 4·10⁻¹² measured, docs/conventions.md "Accuracy"); the absolute part
+//! covers its ill-conditioned regime, where a rounding-level change of the stored `ρ` moves `D_α`
+//! (α > 1) and `D_max` by up to `≈ ε_mach‖ρ‖/λ_min(σ)` (`λ_min⁺`: the smallest eigenvalue of `σ`
+//! on its support).
 
 use super::conversion::Converted;
 use super::rounding::{pt, up_by};
@@ -52,7 +56,8 @@ pub struct Neighbours {
 /// Options of [`Neighbours::check`] and [`Neighbours::fit`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CertifyOptions {
-    /// Relative numerical slack allowed on each divergence value (default `1e-12`).
+    /// Relative numerical slack allowed on each divergence value (default `1e-10`); a
+    /// conditioning term for quantum pairs is always added (module docs).
     pub slack: f64,
     /// Relative tolerance of the fit (default `1e-6`).
     pub tolerance: f64,
@@ -64,7 +69,7 @@ pub struct CertifyOptions {
 impl Default for CertifyOptions {
     fn default() -> Self {
         CertifyOptions {
-            slack: 1e-12,
+            slack: 1e-10,
             tolerance: 1e-6,
             max_evaluations: 20000,
         }
@@ -135,10 +140,12 @@ struct Curve<'a> {
     source: Source<'a>,
     memo: RefCell<HashMap<u64, f64>>,
     slack: f64,
+    /// Absolute accuracy term `16·d·ε_mach·λ_max(ρ)/λ_min⁺(σ)` (0 for classical pairs).
+    conditioning: f64,
 }
 
 enum Source<'a> {
-    Quantum(Pair<'a>, Family),
+    Quantum(Box<Pair<'a>>, Family),
     Classical(Vec<(f64, f64)>),
 }
 
@@ -168,11 +175,30 @@ impl<'a> Curve<'a> {
     /// Numerical slack for a value `d`.
     fn eta(&self, d: f64) -> f64 {
         if d.is_finite() {
-            self.slack * d.abs().max(1.0)
+            self.slack * d.abs().max(1.0) + self.conditioning
         } else {
             0.0
         }
     }
+}
+
+/// The core's absolute accuracy on `D_α(ρ‖σ)`, α > 1, and `D_max` in the ill-conditioned regime
+/// (docs/conventions.md "Accuracy": a rounding-level change of the stored `ρ` moves `D` by up to
+/// `≈ ε_mach‖ρ‖/λ_min(σ)`), with the `16·d` factor of the zero threshold:
+/// `16·d·ε_mach·λ_max(ρ)/λ_min⁺(σ)`, `λ_min⁺(σ)` the smallest eigenvalue of `σ` on its support
+/// (rounded up; `+∞` when `σ` has no support, which validation excludes).
+fn conditioning(rho: &DensityMatrix, sigma: &DensityMatrix) -> f64 {
+    let es = sigma.eigen();
+    let lmin = es
+        .support()
+        .into_iter()
+        .map(|i| es.values()[i])
+        .fold(f64::INFINITY, f64::min);
+    if !lmin.is_finite() {
+        return f64::INFINITY;
+    }
+    let scale = pt(16.0 * rho.dim() as f64).mul(pt(EPS));
+    scale.mul(pt(rho.eigen().max_value())).div(pt(lmin)).hi
 }
 
 /// Split point of `[a, b] ⊂ [1, ∞)`: geometric in `α − 1` over wide ranges, else arithmetic.
@@ -383,7 +409,10 @@ fn fit_directed(c: &Curve, xi: f64, opts: &CertifyOptions) -> Result<DirectedFit
         a *= 2.0;
     }
     if lower <= 0.0 {
-        return Ok(done(0.0, 0.0, Some(f64::INFINITY), c));
+        // the computed values never exceed ξ, but D_∞ + η > ξ: within the slack, (D_α − ξ)/α may
+        // still be positive; (D_α − ξ)/α ≤ (D_∞ + η − ξ)/α ≤ D_∞ + η − ξ for every α > 1
+        let upper = pt(dinf + c.eta(dinf)).sub(pt(xi)).hi.max(0.0);
+        return Ok(done(upper, 0.0, Some(f64::INFINITY), c));
     }
     // tail [T, ∞): (D_α − ξ)/α ≤ (D_∞ + η − ξ)/T ≤ lower
     let t = pt(dinf + c.eta(dinf))
@@ -488,24 +517,27 @@ impl Neighbours {
                 if rev && !both {
                     continue;
                 }
-                let source = match p {
+                let (source, conditioning) = match p {
                     NeighbourPair::Quantum(r, s) => {
                         let (x, y) = if rev { (s, r) } else { (r, s) };
                         // dimensions were checked in `new`
                         match Pair::new(x, y) {
-                            Ok(pair) => Source::Quantum(pair, family),
+                            Ok(pair) => {
+                                (Source::Quantum(Box::new(pair), family), conditioning(x, y))
+                            }
                             Err(_) => continue,
                         }
                     }
                     NeighbourPair::Classical(a, b) => {
                         let (x, y) = if rev { (b, a) } else { (a, b) };
-                        Source::Classical(classical::log_ratio_terms(x, y))
+                        (Source::Classical(classical::log_ratio_terms(x, y)), 0.0)
                     }
                 };
                 out.push(Curve {
                     source,
                     memo: RefCell::new(HashMap::new()),
                     slack,
+                    conditioning,
                 });
             }
         }
@@ -593,24 +625,41 @@ impl Neighbours {
             .collect()
     }
 
-    /// Pure-DP view: `max D_max` over the pairs, **both** orders (`D_max(ρ‖σ)`, `D_max(σ‖ρ)`).
+    /// Pure-DP view: `max D_max` over the pairs, **both** orders (`D_max(ρ‖σ)`, `D_max(σ‖ρ)`),
+    /// each plus the numerical slack `η` of the default [`CertifyOptions`] (module docs), rounded
+    /// up, so that the returned `ε` is not below the exact `D_max` of the stored states.
     pub fn pure_epsilon(&self) -> Result<f64> {
-        self.curves(Family::Sandwiched, 0.0, true)
+        self.curves(Family::Sandwiched, CertifyOptions::default().slack, true)
             .iter()
-            .try_fold(0.0f64, |m, c| Ok(m.max(c.d(f64::INFINITY)?)))
+            .try_fold(0.0f64, |m, c| {
+                let d = c.d(f64::INFINITY)?;
+                Ok(m.max(pt(d).add(pt(c.eta(d))).hi))
+            })
     }
 
     /// `(ε, δ)` view: `δ(ε) = max E_{e^ε}` over the pairs, both orders, plus the core's absolute
-    /// accuracy margin `16·d·ε_mach·max(1, e^ε)` (rounded up).
+    /// accuracy margin `16·d·ε_mach·max(1, e^ε)` (rounded up). `δ = 0` when
+    /// [`Neighbours::pure_epsilon`]` ≤ ε` (then `ρ ≤ e^ε σ` both ways); `1` when `e^ε` overflows
+    /// otherwise (supports differ).
     pub fn delta(&self, epsilon: f64) -> Result<f64> {
         check_nonneg_or_inf("epsilon", epsilon)?;
         if epsilon == f64::INFINITY {
             return Ok(0.0);
         }
-        let gamma = pt(epsilon).exp().hi;
-        if !gamma.is_finite() {
+        self.delta_given_pure(epsilon, self.pure_epsilon()?)
+    }
+
+    /// [`Neighbours::delta`] with the pure `ε` already known.
+    fn delta_given_pure(&self, epsilon: f64, pure: f64) -> Result<f64> {
+        if pure <= epsilon {
             return Ok(0.0);
         }
+        // E_γ is nonincreasing in γ: evaluate at the lower end of the enclosure of e^ε
+        let gamma = pt(epsilon).exp();
+        if !gamma.hi.is_finite() {
+            return Ok(1.0);
+        }
+        let gamma = gamma.lo;
         let mut worst = 0.0f64;
         for p in &self.pairs {
             let (v, d) = match p {
@@ -643,7 +692,8 @@ impl Neighbours {
                 alpha: None,
             });
         }
-        let ok = |e: f64| self.delta(e).map(|d| d <= delta);
+        let pure = self.pure_epsilon()?;
+        let ok = |e: f64| self.delta_given_pure(e, pure).map(|d| d <= delta);
         Ok(Converted {
             value: smallest_ok(0.0, 1.0, 700.0, ok)?.unwrap_or(f64::INFINITY),
             alpha: None,

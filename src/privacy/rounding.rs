@@ -208,8 +208,9 @@ fn add_dir(a: f64, b: f64, up: bool) -> f64 {
 /// subnormal range.
 fn mul_dir(a: f64, b: f64, up: bool) -> f64 {
     let p = a * b;
-    if p.is_nan() {
-        // 0·∞: callers never multiply an infinite end by 0; the exact limit is 0
+    if p.is_nan() || a == 0.0 || b == 0.0 {
+        // an exact zero operand gives an exact 0 (0·∞: callers never multiply an infinite end by
+        // 0; the exact limit is 0)
         return 0.0;
     }
     if !p.is_finite() || p.abs() < SAFE_MIN {
@@ -221,6 +222,9 @@ fn mul_dir(a: f64, b: f64, up: bool) -> f64 {
 /// `a / b` rounded in a direction; the exact quotient is `q + r/b` with `r = fma(−q, b, a)`.
 fn div_dir(a: f64, b: f64, up: bool) -> f64 {
     let q = a / b;
+    if a == 0.0 && b != 0.0 {
+        return 0.0; // exact
+    }
     if !q.is_finite() || q.abs() < SAFE_MIN || a.abs() < SAFE_MIN {
         return if q.is_nan() { q } else { directed(q, None, up) };
     }
@@ -372,6 +376,13 @@ mod tests {
         assert_eq!(pt(3.0).mul(pt(7.0)), pt(21.0));
         assert_eq!(pt(1.0).div(pt(4.0)), pt(0.25));
         assert_eq!(pt(9.0).sqrt(), pt(3.0));
+        // an exact zero operand gives an exact zero (not ± the smallest subnormal)
+        assert_eq!(pt(0.0).mul(pt(3.0)), pt(0.0));
+        assert_eq!(pt(7.0).mul(pt(0.0)), pt(0.0));
+        assert_eq!(pt(0.0).div(pt(3.0)), pt(0.0));
+        // a product that underflows is still enclosed
+        let u = pt(1e-200).mul(pt(1e-200));
+        assert!(u.lo <= 0.0 && u.hi > 0.0);
         // 1/3 rounds down (0.3333…3148 < 1/3), √2 rounds up (1.41421356237309514… > √2)
         let t = pt(1.0).div(pt(3.0));
         assert_eq!((t.lo, t.hi), (1.0 / 3.0, next_up(1.0 / 3.0)));

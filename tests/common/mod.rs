@@ -50,3 +50,25 @@ pub fn close(a: f64, b: f64, rel: f64) -> bool {
     }
     (a - b).abs() <= rel * (1.0 + a.abs().max(b.abs()))
 }
+
+/// Run the `qrenyi` binary; returns (exit code, stdout, stderr).
+pub fn run_qrenyi(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_qrenyi"))
+        .args(args)
+        .output()
+        .expect("run qrenyi");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A fresh path `…/qrenyi-test-<pid>-<n>/<name>` (unique per call: tests run in parallel threads).
+pub fn temp_path(name: &str) -> std::path::PathBuf {
+    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("qrenyi-test-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir.join(name)
+}

@@ -1,0 +1,309 @@
+//! `qrenyi audit --x X.npy --y Y.npy --alpha A --lambda L [--bandwidth median|VALUE]
+//! [--kernel rbf|laplace|imq] [--epsilon E --delta D | --rdp-tau T | --tau T] [--level B]
+//! [--method finite-sample|subsample|bootstrap] [--json]` and
+//! `qrenyi audit gaussian-experiment … --out DIR`.
+//!
+//! Exit code 0: no violation detected; 1: violation detected at level β; 2: bad input.
+
+use super::kernel_divergence::{load, parse_number};
+use super::{json_number, parse_list, NumList};
+use qrenyi::kernel::audit::{
+    audit, dp_regularization, AuditSpec, Hypothesis, Method, Resampling, ResamplingKind,
+};
+use qrenyi::kernel::experiment::{self, log_grid, ExperimentConfig};
+use qrenyi::{Error, Result};
+use serde_json::json;
+use std::path::PathBuf;
+
+/// Arguments of `qrenyi audit`.
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Option<AuditCommand>,
+    #[command(flatten)]
+    test: TestArgs,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum AuditCommand {
+    /// Reproduce seed 002's Figure 1: the Gaussian mechanism, D_(α,λ) against λ.
+    GaussianExperiment(ExperimentArgs),
+}
+
+/// The hypothesis test.
+#[derive(clap::Args, Debug)]
+struct TestArgs {
+    /// Sample of M(D) (n×d): .npy float64 or CSV.
+    #[arg(long, required = true)]
+    x: Option<PathBuf>,
+    /// Sample of M(D') for an adjacent D' (m×d).
+    #[arg(long, required = true)]
+    y: Option<PathBuf>,
+    /// Rényi order α (> 1 for the finite-sample threshold).
+    #[arg(long, required = true, value_parser = parse_number)]
+    alpha: Option<f64>,
+    /// Regularisation λ > 0, or `auto` (with --epsilon/--delta: λ = δe^(−ε), the smallest valid).
+    #[arg(long, required = true)]
+    lambda: Option<String>,
+    /// Bandwidth: a number or `median` (of the pilot sample if given, else of X and Y).
+    #[arg(long, default_value = "median")]
+    bandwidth: String,
+    /// Pilot samples for the median bandwidth (keeps the bandwidth independent of X, Y).
+    #[arg(long, num_args = 2, value_names = ["PX", "PY"])]
+    pilot: Option<Vec<PathBuf>>,
+    /// Kernel: rbf (exp(−‖x−y‖²/b²)), laplace or imq.
+    #[arg(long, default_value = "rbf")]
+    kernel: String,
+    /// Null hypothesis (ε, δ)-DP: ε …
+    #[arg(long, requires = "delta", conflicts_with_all = ["rdp_tau", "tau"])]
+    epsilon: Option<f64>,
+    /// … and δ.
+    #[arg(long, requires = "epsilon")]
+    delta: Option<f64>,
+    /// Null hypothesis (α, τ)-RDP.
+    #[arg(long, conflicts_with = "tau")]
+    rdp_tau: Option<f64>,
+    /// Null hypothesis (α, λ, τ)-RKRDP.
+    #[arg(long)]
+    tau: Option<f64>,
+    /// Level β of the test.
+    #[arg(long, default_value_t = 0.05)]
+    level: f64,
+    /// Threshold: finite-sample (valid for every n, α > 1, often vacuous), subsample or bootstrap
+    /// (asymptotic).
+    #[arg(long, default_value = "finite-sample")]
+    method: String,
+    /// Resampling replicates.
+    #[arg(long, default_value_t = 200)]
+    replicates: usize,
+    /// Subsampling fraction.
+    #[arg(long, default_value_t = 0.5)]
+    fraction: f64,
+    /// Resampling seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Arguments of `qrenyi audit gaussian-experiment`.
+#[derive(clap::Args, Debug)]
+struct ExperimentArgs {
+    /// Output dimension d.
+    #[arg(long, default_value_t = 30)]
+    dim: usize,
+    /// Sample sizes n = m, comma separated.
+    #[arg(long, value_parser = parse_list, default_value = "200,400,600")]
+    n: NumList,
+    /// Independent repetitions per n.
+    #[arg(long, default_value_t = 5)]
+    runs: usize,
+    /// Rényi orders.
+    #[arg(long, value_parser = parse_list, default_value = "2,6,12")]
+    alphas: NumList,
+    /// Regularisations (default: 13 log-spaced values from 2.5e-4 to 0.1).
+    #[arg(long, value_parser = parse_list)]
+    lambdas: Option<NumList>,
+    /// RNG seed.
+    #[arg(long, default_value_t = 2022)]
+    seed: u64,
+    /// Output directory (runs.csv, curves.csv, figure1.svg, figure1.png, summary.md).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+fn missing(what: &str) -> Error {
+    Error::Parse {
+        what: "command line".into(),
+        reason: format!("--{what} is required"),
+    }
+}
+
+/// Run `qrenyi audit`.
+pub fn run(args: &Args) -> Result<i32> {
+    match &args.command {
+        Some(AuditCommand::GaussianExperiment(e)) => run_experiment(e),
+        None => run_test(&args.test),
+    }
+}
+
+fn hypothesis(t: &TestArgs) -> Result<Hypothesis> {
+    match (t.epsilon, t.delta, t.rdp_tau, t.tau) {
+        (Some(epsilon), Some(delta), None, None) => Ok(Hypothesis::Dp { epsilon, delta }),
+        (None, None, Some(tau), None) => Ok(Hypothesis::Rdp { tau }),
+        (None, None, None, Some(tau)) => Ok(Hypothesis::Rkrdp { tau }),
+        _ => Err(Error::Parse {
+            what: "command line".into(),
+            reason:
+                "give exactly one null hypothesis: --epsilon E --delta D, --rdp-tau T or --tau T"
+                    .into(),
+        }),
+    }
+}
+
+fn run_test(t: &TestArgs) -> Result<i32> {
+    let (x, y) = (
+        t.x.as_ref().ok_or_else(|| missing("x"))?,
+        t.y.as_ref().ok_or_else(|| missing("y"))?,
+    );
+    let alpha = t.alpha.ok_or_else(|| missing("alpha"))?;
+    let hyp = hypothesis(t)?;
+    let lambda_arg = t.lambda.as_deref().ok_or_else(|| missing("lambda"))?;
+    let lambda = match (lambda_arg, hyp) {
+        ("auto", Hypothesis::Dp { epsilon, delta }) => dp_regularization(epsilon, delta)?,
+        ("auto", _) => {
+            return Err(Error::Parse {
+                what: "--lambda".into(),
+                reason: "`auto` needs the (ε,δ)-DP hypothesis (--epsilon, --delta)".into(),
+            })
+        }
+        (v, _) => parse_number(v).map_err(|reason| Error::Parse {
+            what: "--lambda".into(),
+            reason,
+        })?,
+    };
+    let method = match t.method.as_str() {
+        "finite-sample" => Method::FiniteSample,
+        "subsample" | "bootstrap" => Method::Resampling(Resampling {
+            kind: if t.method == "bootstrap" {
+                ResamplingKind::Bootstrap
+            } else {
+                ResamplingKind::Subsample
+            },
+            replicates: t.replicates,
+            fraction: t.fraction,
+            seed: t.seed,
+        }),
+        other => {
+            return Err(Error::Parse {
+                what: "--method".into(),
+                reason: format!(
+                    "unknown method {other:?} (expected finite-sample, subsample or bootstrap)"
+                ),
+            })
+        }
+    };
+    let pilot = t.pilot.as_ref().map(|p| (p[0].as_path(), p[1].as_path()));
+    let (xs, ys, kernel) = load(x, y, &t.kernel, &t.bandwidth, pilot)?;
+    let spec = AuditSpec {
+        alpha,
+        lambda,
+        level: t.level,
+        hypothesis: hyp,
+        method,
+    };
+    let r = audit(xs.view(), ys.view(), &kernel, &spec)?;
+    if t.json {
+        let fs = r.finite_sample.map(|f| {
+            json!({
+                "eta_p": f.eta_p, "eta_q": f.eta_q,
+                "sigma_term": json_number(f.sigma_term), "rho_term": json_number(f.rho_term),
+                "margin": json_number(f.total),
+            })
+        });
+        let ci = r.interval.as_ref().map(|c| {
+            json!({
+                "kind": c.kind.name(), "lower": json_number(c.lower),
+                "upper": json_number(c.upper), "replicates": c.replicates,
+            })
+        });
+        println!(
+            "{}",
+            json!({
+                "divergence": json_number(r.divergence),
+                "bandwidth": r.bandwidth,
+                "threshold": json_number(r.threshold),
+                "violation": r.violation,
+                "tau": r.tau,
+                "alpha": json_number(alpha),
+                "lambda": lambda,
+                "level": t.level,
+                "hypothesis": hyp.describe(),
+                "method": r.method,
+                "kernel": kernel.kind().name(),
+                "n": r.n,
+                "m": r.m,
+                "finite_sample": fs,
+                "interval": ci,
+                "assumptions": r.assumptions,
+            })
+        );
+    } else {
+        println!("null hypothesis : {}", hyp.describe());
+        println!(
+            "statistic       : D̂ = D̃_α(Σ̂_P ‖ Σ̂_Q + λI) = {}   (α = {alpha}, λ = {lambda:e}, n = {}, m = {})",
+            super::fmt_value(r.divergence),
+            r.n,
+            r.m
+        );
+        println!(
+            "threshold       : {} = τ {} + margin ({} method)",
+            super::fmt_value(r.threshold),
+            r.tau,
+            r.method
+        );
+        if let Some(c) = &r.interval {
+            println!(
+                "interval        : [{}, {}] ({} replicates, {})",
+                super::fmt_value(c.lower),
+                super::fmt_value(c.upper),
+                c.replicates,
+                c.kind.name()
+            );
+        }
+        if let Some(f) = r.finite_sample {
+            println!(
+                "finite-sample   : margin {} (σ-term {}, ρ-term {}, η_P = {:.4}, η_Q = {:.4})",
+                super::fmt_value(f.total),
+                super::fmt_value(f.sigma_term),
+                super::fmt_value(f.rho_term),
+                f.eta_p,
+                f.eta_q
+            );
+        }
+        println!(
+            "result          : {} at level β = {}",
+            if r.violation {
+                "VIOLATION DETECTED"
+            } else {
+                "no violation detected"
+            },
+            t.level
+        );
+        println!("assumptions     :");
+        for a in &r.assumptions {
+            println!("  - {a}");
+        }
+    }
+    Ok(if r.violation { 1 } else { 0 })
+}
+
+fn run_experiment(e: &ExperimentArgs) -> Result<i32> {
+    let mut cfg = ExperimentConfig::paper()?;
+    cfg.dim = e.dim;
+    cfg.ns =
+        e.n.0
+            .iter()
+            .map(|&v| {
+                if v >= 2.0 && v.fract() == 0.0 && v < 1e7 {
+                    Ok(v as usize)
+                } else {
+                    Err(Error::invalid("n", v, "sample sizes must be integers ≥ 2"))
+                }
+            })
+            .collect::<Result<_>>()?;
+    cfg.runs = e.runs;
+    cfg.alphas = e.alphas.0.clone();
+    cfg.lambdas = match &e.lambdas {
+        Some(l) => l.0.clone(),
+        None => log_grid(2.5e-4, 0.1, 13),
+    };
+    cfg.seed = e.seed;
+    let result = experiment::run(&cfg, |msg| eprintln!("{msg}"))?;
+    for p in experiment::write_outputs(&result, &e.out)? {
+        println!("wrote {}", p.display());
+    }
+    Ok(0)
+}

@@ -1,0 +1,638 @@
+//! The search: sampling, refinement, confirmation; reports, shards, merging, replay.
+
+use super::{Expected, Instance, Margin, SampleContext, Statement, Status};
+use crate::error::{Error, Result};
+use crate::spectral::{blas_threads, set_blas_threads, Backend};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Largest `max_dim` a search accepts: the channel ensembles store `~d⁴` complex numbers
+/// (depolarizing: `d²` Kraus operators; Stinespring: a Haar unitary of size `k·d_out ≤ d²`), so
+/// `d = 32` needs ~16 MB per instance and `d = 1000` would need terabytes.
+pub const MAX_DIM: usize = 32;
+
+/// Parameters of a search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// Random trials per statement (`None`: the statement's default).
+    pub trials: Option<usize>,
+    /// Global seed.
+    pub seed: u64,
+    /// Dimension range.
+    pub context: SampleContext,
+    /// `(i, n)`: run only the trials `t ≡ i (mod n)` (`0 ≤ i < n`).
+    pub shard: (usize, usize),
+    /// Number of refinement restarts (the worst sampled instances refined); 0 disables refinement.
+    pub restarts: usize,
+    /// Refinement steps per restart (`None`: half the shard's trials spread over the restarts,
+    /// clamped to `[25, 1000]`).
+    pub steps: Option<usize>,
+    /// At most this many violating candidates are put through confirmation.
+    pub max_confirm: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            trials: None,
+            seed: 0,
+            context: SampleContext::default(),
+            shard: (0, 1),
+            restarts: 8,
+            steps: None,
+            max_confirm: 8,
+        }
+    }
+}
+
+impl Config {
+    /// Check the shard and the dimension.
+    pub fn validate(&self) -> Result<()> {
+        let (i, n) = self.shard;
+        if n == 0 || i >= n {
+            return Err(Error::invalid(
+                "shard",
+                i as f64,
+                format!("shard i/n needs 0 ≤ i < n (got {i}/{n})"),
+            ));
+        }
+        if self.context.max_dim < 2 || self.context.max_dim > MAX_DIM {
+            return Err(Error::invalid(
+                "max-dim",
+                self.context.max_dim as f64,
+                format!("must lie in 2..={MAX_DIM} (a channel on ℂ^d is stored as ~d⁴ numbers)"),
+            ));
+        }
+        if self.trials == Some(0) {
+            return Err(Error::invalid("trials", 0.0, "must be at least 1"));
+        }
+        Ok(())
+    }
+
+    fn trials_for(&self, s: &dyn Statement) -> usize {
+        self.trials.unwrap_or_else(|| s.default_trials())
+    }
+
+    fn shard_trials(&self, total: usize) -> Vec<u64> {
+        let (i, n) = self.shard;
+        (0..total as u64)
+            .filter(|t| *t % n as u64 == i as u64)
+            .collect()
+    }
+
+    fn steps_for(&self, shard_trials: usize) -> usize {
+        self.steps
+            .unwrap_or_else(|| (shard_trials / 2 / self.restarts.max(1)).clamp(25, 1000))
+    }
+
+    /// Work units (margin evaluations) a run of `s` will report to the progress callback.
+    pub fn work(&self, s: &dyn Statement) -> u64 {
+        let n = self.shard_trials(self.trials_for(s)).len();
+        let refine = if self.restarts == 0 || n == 0 {
+            0
+        } else {
+            self.restarts.min(n) * self.steps_for(n)
+        };
+        (n + refine) as u64
+    }
+}
+
+fn splitmix64(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The seed of trial `t` of `statement` in a run with global seed `seed`:
+/// `splitmix64(seed ⊕ fnv1a(statement) ⊕ splitmix64(t))`. Independent of threads and shards.
+pub fn trial_seed(seed: u64, statement: &str, t: u64) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in statement.bytes() {
+        h = (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    splitmix64(seed ^ h ^ splitmix64(t))
+}
+
+/// A confirmed counterexample.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Counterexample {
+    /// Seed of the trial the search started from (its sampled instance is reproducible from it).
+    pub seed: u64,
+    /// Index of that trial.
+    pub trial: u64,
+    /// Whether the instance is the refined one (`false`: as sampled).
+    pub refined: bool,
+    /// Margin with the default backend.
+    #[serde(with = "inf_number")]
+    pub margin: f64,
+    /// Its error estimate (including the backends' disagreement).
+    pub error: f64,
+    /// Margin recomputed with nalgebra.
+    #[serde(with = "inf_number")]
+    pub margin_nalgebra: f64,
+    /// Margin in 256-bit arithmetic, where available.
+    pub margin_high_precision: Option<f64>,
+    /// How the start instance was drawn.
+    pub ensemble: Vec<String>,
+    /// The instance (matrices inline).
+    pub instance: Value,
+    /// The replay file, when saved.
+    pub file: Option<String>,
+}
+
+/// The result of a search for one statement. `--json` prints a list of these; the first six
+/// fields are the documented contract, the rest are extras.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Report {
+    /// Statement name.
+    pub lemma: String,
+    /// What is known.
+    pub expected: Expected,
+    /// What was found.
+    pub status: Status,
+    /// Random trials run (summed over merged shards).
+    pub trials: usize,
+    /// Margin of the worst instance: the one with the smallest certified margin
+    /// `value + error` seen in sampling and refinement ([`Margin::upper`]).
+    #[serde(with = "inf_number")]
+    pub worst_margin: f64,
+    /// The counterexample, if refuted.
+    pub counterexample: Option<Counterexample>,
+    /// Error estimate at the worst margin.
+    #[serde(with = "inf_number")]
+    pub worst_error: f64,
+    /// The refined instance with the smallest certified margin (matrices inline), for the record
+    /// (e.g. what the search found for an open statement).
+    #[serde(default)]
+    pub worst_instance: Option<Value>,
+    /// Source citation.
+    pub source: String,
+    /// One-line statement.
+    pub statement: String,
+    /// Margin evaluations including refinement.
+    pub evaluations: usize,
+    /// Instances whose sampling or margin returned an error (skipped).
+    pub errors: usize,
+    /// Violations below the error estimate that failed confirmation.
+    pub unconfirmed: usize,
+    /// Instances with margin −∞ (a support decision at the zero threshold contradicting the
+    /// support calculus, e.g. `D(Φρ‖Φσ) = +∞ > D(ρ‖σ)`): set aside, never counted as violations.
+    #[serde(default)]
+    pub infinite: usize,
+    /// Wall time in seconds.
+    pub seconds: f64,
+    /// Global seed.
+    pub seed: u64,
+    /// Shards covered, as `[i, n]` pairs.
+    pub shards: Vec<(usize, usize)>,
+    /// Largest dimension searched.
+    pub max_dim: usize,
+}
+
+impl Report {
+    /// `holds`, `refuted` or `open-no-counterexample` (the human table's "found" column).
+    pub fn found(&self) -> &'static str {
+        match (self.status, self.expected) {
+            (Status::Refuted, _) => "refuted",
+            (Status::Holds, Expected::Open) => "open-no-counterexample",
+            (Status::Holds, _) => "holds",
+        }
+    }
+
+    /// A bug in qrenyi: a theorem refuted, or a known-false statement not refuted.
+    pub fn is_bug(&self) -> bool {
+        matches!(
+            (self.expected, self.status),
+            (Expected::Theorem, Status::Refuted) | (Expected::False, Status::Holds)
+        )
+    }
+}
+
+/// Serde helpers: f64 as a JSON number, ±∞ as `"inf"`/`"-inf"`, NaN as `"nan"`.
+mod inf_number {
+    use serde::{Deserialize, Deserializer, Serializer};
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if v.is_nan() {
+            s.serialize_str("nan")
+        } else if v.is_infinite() {
+            s.serialize_str(if *v > 0.0 { "inf" } else { "-inf" })
+        } else {
+            s.serialize_f64(*v + 0.0)
+        }
+    }
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum N {
+        F(f64),
+        S(String),
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        match N::deserialize(d)? {
+            N::F(x) => Ok(x),
+            N::S(s) => match s.as_str() {
+                "inf" => Ok(f64::INFINITY),
+                "-inf" => Ok(f64::NEG_INFINITY),
+                "nan" => Ok(f64::NAN),
+                other => Err(serde::de::Error::custom(format!("not a number: {other:?}"))),
+            },
+        }
+    }
+}
+
+fn json_num(v: f64) -> Value {
+    if v.is_infinite() {
+        json!(if v > 0.0 { "inf" } else { "-inf" })
+    } else {
+        json!(v)
+    }
+}
+
+/// A margin evaluation that must not be NaN (a NaN margin is a bug in the statement; it is
+/// reported as an error, never as a pass or a violation).
+fn eval(s: &dyn Statement, inst: &Instance, backend: Backend) -> Result<Margin> {
+    let m = s.margin(inst, backend)?;
+    if m.value.is_nan() || m.error.is_nan() {
+        return Err(Error::NonFinite {
+            value: "NaN".into(),
+            position: format!("margin of {}", s.name()),
+        });
+    }
+    Ok(m)
+}
+
+fn sample_trial(s: &dyn Statement, cfg: &Config, t: u64) -> Result<Instance> {
+    let mut rng = ChaCha8Rng::seed_from_u64(trial_seed(cfg.seed, s.name(), t));
+    s.sample(&cfg.context, &mut rng)
+}
+
+struct Candidate {
+    trial: u64,
+    refined: bool,
+    margin: Margin,
+    instance: Instance,
+}
+
+/// (1+1) evolution strategy from `start`: propose a move of all items or of one item (½ each),
+/// accept if the certified margin [`Margin::upper`] decreases; step × 1.5 on success, × 0.9 on failure (≈ 1/5 success rule).
+fn refine(
+    s: &dyn Statement,
+    start: Instance,
+    m0: Margin,
+    steps: usize,
+    rng: &mut ChaCha8Rng,
+    progress: &(dyn Fn(u64) + Sync),
+) -> (Instance, Margin, usize) {
+    let (mut x, mut best, mut step, mut errors) = (start, m0, 0.3, 0);
+    let n_items = x.items().len().max(1);
+    for _ in 0..steps {
+        let cand = if rng.random_bool(0.5) {
+            x.perturbed(step, rng)
+        } else {
+            x.perturbed_item(rng.random_range(0..n_items), step, rng)
+        };
+        match eval(s, &cand, Backend::default()) {
+            Ok(m) if m.upper() < best.upper() && m.value > f64::NEG_INFINITY => {
+                x = cand;
+                best = m;
+                step = (step * 1.5).min(2.0);
+            }
+            Ok(_) => step = (step * 0.9).max(1e-9),
+            Err(_) => {
+                errors += 1;
+                step = (step * 0.9).max(1e-9);
+            }
+        }
+        progress(1);
+    }
+    (x, best, errors)
+}
+
+/// Recompute a violating candidate with nalgebra (and in high precision where available);
+/// returns the confirmed counterexample or `None`.
+fn confirm(s: &dyn Statement, c: &Candidate, seed: u64) -> Option<Counterexample> {
+    let m2 = eval(s, &c.instance, Backend::Nalgebra).ok()?;
+    let gap = if c.margin.value == m2.value {
+        0.0
+    } else {
+        (c.margin.value - m2.value).abs()
+    };
+    let gap = if gap.is_nan() { f64::INFINITY } else { gap };
+    let err = c.margin.error.max(m2.error) + gap;
+    if !(c.margin.value < -err && m2.value < -err) {
+        return None;
+    }
+    let hp = match s.margin_high_precision(&c.instance) {
+        // the exact-arithmetic margin must also lie below the error estimate: the inputs are
+        // f64 data, and a violation within rounding of the data is not a real one
+        Some(Ok(v)) if v < -err => Some(v),
+        Some(_) => return None,
+        None => None,
+    };
+    Some(Counterexample {
+        seed,
+        trial: c.trial,
+        refined: c.refined,
+        margin: c.margin.value,
+        error: err,
+        margin_nalgebra: m2.value,
+        margin_high_precision: hp,
+        ensemble: c.instance.tags().to_vec(),
+        instance: c.instance.to_json(None).ok()?,
+        file: None,
+    })
+}
+
+/// Search for a counterexample to `statement` (see the module documentation). `progress` is
+/// called with the number of margin evaluations done (for a progress bar); the total is
+/// [`Config::work`].
+///
+/// BLAS is set to one thread for the duration (parallelism is over trials) and restored after.
+pub fn run(
+    statement: &dyn Statement,
+    cfg: &Config,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Report> {
+    cfg.validate()?;
+    let start = Instant::now();
+    let blas_before = blas_threads();
+    set_blas_threads(1);
+    let s = statement;
+    let trials = cfg.shard_trials(cfg.trials_for(s));
+
+    // 1. random sampling
+    let sampled: Vec<(u64, Option<Margin>)> = trials
+        .par_iter()
+        .map(|&t| {
+            let m = sample_trial(s, cfg, t).and_then(|inst| eval(s, &inst, Backend::default()));
+            progress(1);
+            (t, m.ok())
+        })
+        .collect();
+    let mut errors = sampled.iter().filter(|(_, m)| m.is_none()).count();
+    let infinite = sampled
+        .iter()
+        .filter(|(_, m)| m.is_some_and(|m| m.value == f64::NEG_INFINITY))
+        .count();
+    let mut ranked: Vec<(Margin, u64)> = sampled
+        .iter()
+        .filter_map(|(t, m)| m.map(|m| (m, *t)))
+        .filter(|(m, _)| m.value > f64::NEG_INFINITY)
+        .collect();
+    ranked.sort_by(|a, b| a.0.upper().total_cmp(&b.0.upper()).then(a.1.cmp(&b.1)));
+    let mut evaluations = sampled.len();
+
+    // 2. refinement of the worst `restarts` instances
+    let steps = cfg.steps_for(trials.len());
+    let starts: Vec<(Margin, u64)> = ranked.iter().take(cfg.restarts).copied().collect();
+    let refined: Vec<(Candidate, Candidate, usize)> = starts
+        .par_iter()
+        .filter_map(|&(m0, t)| {
+            let inst = sample_trial(s, cfg, t).ok()?;
+            let mut rng =
+                ChaCha8Rng::seed_from_u64(trial_seed(cfg.seed ^ 0x5EED_0F2E_F17E, s.name(), t));
+            let (x, m, e) = refine(s, inst.clone(), m0, steps, &mut rng, progress);
+            Some((
+                Candidate {
+                    trial: t,
+                    refined: false,
+                    margin: m0,
+                    instance: inst,
+                },
+                Candidate {
+                    trial: t,
+                    refined: true,
+                    margin: m,
+                    instance: x,
+                },
+                e,
+            ))
+        })
+        .collect();
+    evaluations += refined.len() * steps;
+    errors += refined.iter().map(|r| r.2).sum::<usize>();
+
+    // 3. candidates, worst first; the worst margin over everything seen
+    let mut cands: Vec<Candidate> = refined.into_iter().flat_map(|(a, b, _)| [b, a]).collect();
+    cands.sort_by(|a, b| {
+        a.margin
+            .upper()
+            .total_cmp(&b.margin.upper())
+            .then(a.trial.cmp(&b.trial))
+    });
+    let worst = cands
+        .first()
+        .map(|c| c.margin)
+        .or_else(|| ranked.first().map(|r| r.0));
+    let worst_instance = match cands.first() {
+        Some(c) => Some(json!({
+            "trial": c.trial,
+            "refined": c.refined,
+            "margin": json_num(c.margin.value),
+            "error": json_num(c.margin.error),
+            "ensemble": c.instance.tags(),
+            "instance": c.instance.to_json(None)?,
+        })),
+        None => None,
+    };
+    let mut counterexample = None;
+    let mut unconfirmed = 0;
+    for c in cands.iter().filter(|c| c.margin.is_violation()) {
+        if counterexample.is_some() || unconfirmed >= cfg.max_confirm {
+            break;
+        }
+        match confirm(s, c, trial_seed(cfg.seed, s.name(), c.trial)) {
+            Some(cx) => counterexample = Some(cx),
+            None => unconfirmed += 1,
+        }
+    }
+    if counterexample.is_none() {
+        // violations among sampled instances that were not refinement starts: never confirmed
+        unconfirmed += ranked
+            .iter()
+            .skip(cfg.restarts)
+            .filter(|(m, _)| m.is_violation())
+            .count();
+    }
+    set_blas_threads(blas_before);
+
+    let status = if counterexample.is_some() {
+        Status::Refuted
+    } else {
+        Status::Holds
+    };
+    Ok(Report {
+        lemma: s.name().to_string(),
+        expected: s.expected(),
+        status,
+        trials: trials.len(),
+        // no instance evaluated (an empty shard): the minimum over nothing, +∞
+        worst_margin: worst.map_or(f64::INFINITY, |m| m.value),
+        counterexample,
+        worst_error: worst.map_or(0.0, |m| m.error),
+        worst_instance,
+        source: s.source().to_string(),
+        statement: s.summary().to_string(),
+        evaluations,
+        errors,
+        unconfirmed,
+        infinite,
+        seconds: start.elapsed().as_secs_f64(),
+        seed: cfg.seed,
+        shards: vec![cfg.shard],
+        max_dim: cfg.context.max_dim,
+    })
+}
+
+/// Save a report's counterexample as `<dir>/<lemma>-<seed>.json` plus one `.npy` per matrix
+/// (`<lemma>-<seed>-<item>.npy`); sets `counterexample.file` and returns the JSON path.
+pub fn save_counterexample(report: &mut Report, dir: &Path) -> Result<Option<PathBuf>> {
+    let Some(cx) = report.counterexample.as_mut() else {
+        return Ok(None);
+    };
+    std::fs::create_dir_all(dir).map_err(|e| Error::Io {
+        path: dir.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    let stem = format!("{}-{}", report.lemma, cx.seed);
+    let inst = Instance::from_json(&cx.instance, dir)?;
+    let items = inst.to_json(Some((dir, &stem)))?;
+    let path = dir.join(format!("{stem}.json"));
+    let doc = json!({
+        "lemma": report.lemma,
+        "expected": report.expected,
+        "seed": cx.seed,
+        "trial": cx.trial,
+        "run_seed": report.seed,
+        "refined": cx.refined,
+        "margin": json_num(cx.margin),
+        "error": cx.error,
+        "margin_nalgebra": json_num(cx.margin_nalgebra),
+        "margin_high_precision": cx.margin_high_precision,
+        "ensemble": cx.ensemble,
+        "items": items,
+    });
+    let text = serde_json::to_string_pretty(&doc).map_err(|e| Error::Parse {
+        what: "counterexample".into(),
+        reason: e.to_string(),
+    })?;
+    std::fs::write(&path, text).map_err(|e| Error::Io {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    cx.file = Some(path.display().to_string());
+    Ok(Some(path))
+}
+
+/// The result of replaying a saved counterexample.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replay {
+    /// Statement name.
+    pub lemma: String,
+    /// Margin recorded in the file.
+    pub recorded: f64,
+    /// Margin recomputed with the default backend.
+    pub margin: Margin,
+    /// Margin recomputed with nalgebra.
+    pub margin_nalgebra: Margin,
+    /// High-precision margin, where available.
+    pub margin_high_precision: Option<f64>,
+    /// Whether the recomputation confirms a violation (both backends below the combined error).
+    pub violation: bool,
+}
+
+/// Recompute the margin of a counterexample saved by [`save_counterexample`].
+pub fn replay(path: &Path) -> Result<Replay> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    let doc: Value = serde_json::from_str(&text).map_err(|e| Error::Parse {
+        what: path.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    let lemma = doc["lemma"].as_str().ok_or_else(|| Error::Parse {
+        what: path.display().to_string(),
+        reason: "no \"lemma\"".into(),
+    })?;
+    let s = super::find(lemma).ok_or_else(|| Error::Parse {
+        what: path.display().to_string(),
+        reason: format!("unknown statement {lemma:?}"),
+    })?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let inst = Instance::from_json(&doc["items"], dir)?;
+    let m1 = eval(s.as_ref(), &inst, Backend::default())?;
+    let m2 = eval(s.as_ref(), &inst, Backend::Nalgebra)?;
+    let hp = s.margin_high_precision(&inst).transpose()?;
+    let err = m1.error.max(m2.error)
+        + if m1.value == m2.value {
+            0.0
+        } else {
+            (m1.value - m2.value).abs()
+        };
+    let recorded = match &doc["margin"] {
+        Value::String(x) if x == "-inf" => f64::NEG_INFINITY,
+        Value::String(x) if x == "inf" => f64::INFINITY,
+        v => v.as_f64().unwrap_or(f64::NAN),
+    };
+    Ok(Replay {
+        lemma: lemma.to_string(),
+        recorded,
+        margin: m1,
+        margin_nalgebra: m2,
+        margin_high_precision: hp,
+        violation: m1.value < -err && m2.value < -err && hp.map_or(true, |v| v < -err),
+    })
+}
+
+/// Join shard reports of the same run: per statement, sum the trials, evaluations and errors,
+/// take the worst margin with the smallest certified value (`margin + error`, as the search ranks), keep the counterexample with the smallest margin, union the
+/// shards. Statements keep their first-seen order.
+pub fn merge(reports: Vec<Report>) -> Vec<Report> {
+    let mut out: Vec<Report> = Vec::new();
+    for r in reports {
+        match out.iter_mut().find(|o| o.lemma == r.lemma) {
+            None => out.push(r),
+            Some(o) => {
+                o.trials += r.trials;
+                o.evaluations += r.evaluations;
+                o.errors += r.errors;
+                o.unconfirmed += r.unconfirmed;
+                o.infinite += r.infinite;
+                o.seconds += r.seconds;
+                let upper = |m: f64, e: f64| Margin::new(m, e).upper();
+                if upper(r.worst_margin, r.worst_error) < upper(o.worst_margin, o.worst_error)
+                    || o.worst_margin.is_nan()
+                {
+                    o.worst_margin = r.worst_margin;
+                    o.worst_error = r.worst_error;
+                    o.worst_instance = r.worst_instance.clone();
+                }
+                let better = match (&o.counterexample, &r.counterexample) {
+                    (None, Some(_)) => true,
+                    (Some(a), Some(b)) => b.margin < a.margin,
+                    _ => false,
+                };
+                if better {
+                    o.counterexample = r.counterexample.clone();
+                }
+                if r.status == Status::Refuted {
+                    o.status = Status::Refuted;
+                }
+                for sh in r.shards {
+                    if !o.shards.contains(&sh) {
+                        o.shards.push(sh);
+                    }
+                }
+                o.shards.sort_unstable();
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,168 @@
+//! `qrenyi kernel-divergence` and `qrenyi audit`: JSON contract, exit codes, errors.
+
+use ndarray::Array2;
+use qrenyi::kernel::{median_bandwidth, Kernel, KernelDivergence, KernelKind};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::StandardNormal;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn tmpdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("qrenyi-kernel-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn samples(dir: &Path, shift: f64) -> (PathBuf, PathBuf, Array2<f64>, Array2<f64>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(99);
+    let x = Array2::from_shape_fn((40, 3), |_| rng.sample::<f64, _>(StandardNormal));
+    let mut y = Array2::from_shape_fn((30, 3), |_| rng.sample::<f64, _>(StandardNormal));
+    y.column_mut(0).mapv_inplace(|v| v + shift);
+    let (px, py) = (dir.join("x.npy"), dir.join("y.csv"));
+    ndarray_npy::write_npy(&px, &x).unwrap();
+    let csv: String = y
+        .rows()
+        .into_iter()
+        .map(|r| {
+            r.iter()
+                .map(|v| format!("{v:.17e}"))
+                .collect::<Vec<_>>()
+                .join(",")
+                + "\n"
+        })
+        .collect();
+    std::fs::write(&py, format!("a,b,c\n{csv}")).unwrap();
+    (px, py, x, y)
+}
+
+fn qrenyi(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_qrenyi"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `qrenyi <cmd> --x X --y Y <rest>` (`rest`: whitespace-separated arguments).
+fn with_samples(cmd: &str, x: &Path, y: &Path, rest: &str) -> (i32, String, String) {
+    let mut args = vec![cmd, "--x", x.to_str().unwrap(), "--y", y.to_str().unwrap()];
+    args.extend(rest.split_whitespace());
+    qrenyi(&args)
+}
+
+#[test]
+fn cli_kernel_divergence_json_matches_library() {
+    let dir = tmpdir("kd");
+    let (px, py, x, y) = samples(&dir, 1.0);
+    let kd = "kernel-divergence";
+    let (code, out, err) = with_samples(
+        kd,
+        &px,
+        &py,
+        "--alpha 2 --lambda 0.01 --bandwidth 1.5 --json",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let k = Kernel::new(KernelKind::Rbf, 1.5).unwrap();
+    let est = KernelDivergence::from_samples(x.view(), y.view(), &k).unwrap();
+    let want = est.divergence(2.0, 0.01).unwrap();
+    assert!((v["value"].as_f64().unwrap() - want).abs() < 1e-12 * want.abs().max(1.0));
+    // median bandwidth by default, +∞ as the string "inf"
+    let (code, out, _) = with_samples(kd, &px, &py, "--alpha 2 --lambda 0 --json");
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["value"], "inf");
+    let b = median_bandwidth(x.view(), y.view()).unwrap();
+    assert!((v["bandwidth"].as_f64().unwrap() - b).abs() < 1e-12);
+    // a missing file: exit 2, the message names it
+    let (code, _, err) = with_samples(
+        kd,
+        Path::new("/nonexistent.npy"),
+        &py,
+        "--alpha 2 --lambda 0.1",
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("/nonexistent.npy"), "{err}");
+}
+
+#[test]
+fn cli_audit_contract_and_exit_codes() {
+    let dir = tmpdir("audit");
+    let (px, py, _, _) = samples(&dir, 0.0);
+    let dp = "--alpha 2 --epsilon 1 --delta 0.005";
+    let (code, out, err) = with_samples("audit", &px, &py, &format!("{dp} --lambda auto --json"));
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    for key in [
+        "divergence",
+        "bandwidth",
+        "threshold",
+        "violation",
+        "method",
+        "assumptions",
+    ] {
+        assert!(!v[key].is_null(), "missing {key}: {v}");
+    }
+    assert_eq!(v["violation"], false);
+    assert_eq!(v["method"], "finite-sample");
+    assert!((v["lambda"].as_f64().unwrap() - 0.005 * (-1f64).exp()).abs() < 1e-15);
+    // a gross violation (disjoint supports), subsampling: exit code 1
+    let dir2 = tmpdir("audit2");
+    let (qx, qy, _, _) = samples(&dir2, 12.0);
+    let rest = "--alpha 2 --lambda 0.01 --rdp-tau 0.5 --method subsample --replicates 30 --bandwidth 3 --json";
+    let (code, out, err) = with_samples("audit", &qx, &qy, rest);
+    assert_eq!(code, 1, "{out}{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["violation"], true);
+    assert_eq!(v["interval"]["kind"], "subsample");
+    // λ below δe^(−ε): exit 2 with a message
+    let (code, _, err) = with_samples("audit", &px, &py, &format!("{dp} --lambda 1e-6"));
+    assert_eq!(code, 2);
+    assert!(err.starts_with("error:") && err.contains("λ"), "{err}");
+}
+
+#[test]
+fn cli_gaussian_experiment_writes_outputs() {
+    let dir = tmpdir("exp");
+    let (code, out, err) = qrenyi(&[
+        "audit",
+        "gaussian-experiment",
+        "--dim",
+        "3",
+        "--n",
+        "20",
+        "--runs",
+        "1",
+        "--alphas",
+        "2",
+        "--lambdas",
+        "0.01,0.1",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for f in [
+        "runs.csv",
+        "curves.csv",
+        "figure1.svg",
+        "figure1.png",
+        "summary.md",
+    ] {
+        let p = dir.join(f);
+        assert!(
+            p.exists() && std::fs::metadata(&p).unwrap().len() > 100,
+            "{f}: {out}"
+        );
+    }
+    let png = std::fs::read(dir.join("figure1.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    let curves = std::fs::read_to_string(dir.join("curves.csv")).unwrap();
+    // 4 scenarios × 1 n × 1 α × 2 λ, plus the header
+    assert_eq!(curves.lines().count(), 1 + 4 * 2);
+}

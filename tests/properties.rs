@@ -196,3 +196,26 @@ proptest! {
         }
     }
 }
+
+/// Regression (found by the benchmark engineer): maximal α < 1 when ρ leaks out of supp σ and its
+/// absolutely continuous part vanishes must be +∞, not Schur-complement noise. Two generic rank-r
+/// states in d = 2r have supports meeting only in {0}, so ρ_ac = 0.
+#[test]
+fn maximal_below_one_with_vanishing_absolutely_continuous_part_is_infinite() {
+    let mut r = rng(2024);
+    for (d, rank) in [(4usize, 2usize), (16, 8), (64, 32)] {
+        let rho = DensityMatrix::random_hilbert_schmidt(d, rank, &mut r).unwrap();
+        let sigma = DensityMatrix::random_hilbert_schmidt(d, rank, &mut r).unwrap();
+        let pair = Pair::new(&rho, &sigma).unwrap();
+        for a in [0.3, 0.5, 0.9] {
+            assert_eq!(
+                pair.renyi(Family::Maximal, a).unwrap(),
+                f64::INFINITY,
+                "d={d} α={a}"
+            );
+        }
+        // the other families stay finite for α < 1 (the supports are not orthogonal)
+        assert!(pair.renyi(Family::Petz, 0.5).unwrap().is_finite());
+        assert!(pair.renyi(Family::Sandwiched, 0.5).unwrap().is_finite());
+    }
+}

@@ -227,8 +227,11 @@ impl<'a> Pair<'a> {
         let scaled = |m: &dyn Fn(usize, usize) -> Complex64| {
             Array2::from_shape_fn((n, n), |(a, c)| m(a, c) * (inv_sqrt[a] * inv_sqrt[c]))
         };
-        let t = if b.supported || k.is_empty() {
-            scaled(&|a, c| rho[[s[a], s[c]]])
+        // rank of the absolutely continuous part: rank ρ when supported, else (Guttman rank
+        // additivity for PSD block matrices) rank ρ − rank ρ'_kk — only that many eigenvalues of T
+        // are genuine, the rest is cancellation noise of the Schur complement.
+        let (t, rank_ac) = if b.supported || k.is_empty() {
+            (scaled(&|a, c| rho[[s[a], s[c]]]), self.rho.rank())
         } else {
             // absolutely continuous part of ρ with respect to σ (Schur complement), as ρ leaks
             let rho_ss = rho.select(Axis(0), s).select(Axis(1), s);
@@ -237,7 +240,10 @@ impl<'a> Pair<'a> {
             let ekk = crate::spectral::Eigen::compute(rho_kk.view(), backend)?;
             let pinv = ekk.power(-1.0);
             let rho_ac = rho_ss - rho_sk.dot(&pinv).dot(&dagger(&rho_sk.view()));
-            scaled(&|a, c| rho_ac[[a, c]])
+            (
+                scaled(&|a, c| rho_ac[[a, c]]),
+                self.rho.rank().saturating_sub(ekk.rank()),
+            )
         };
         let (tv, vecs) = backend.eigh(t.view())?;
         let tmax = tv.iter().copied().fold(0.0, f64::max);
@@ -249,11 +255,7 @@ impl<'a> Pair<'a> {
         } else {
             zero_threshold(self.rho.dim(), self.rho.eigen().max_value())
         };
-        let keep_from = if b.supported {
-            n.saturating_sub(self.rho.rank())
-        } else {
-            0
-        };
+        let keep_from = n.saturating_sub(rank_ac);
         let mut terms = Vec::with_capacity(n + 1);
         let mut ac_mass = 0.0;
         for (kk, &tk) in tv.iter().enumerate() {

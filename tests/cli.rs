@@ -9,6 +9,13 @@ fn qrenyi(args: &[&str]) -> (i32, String, String) {
     run_qrenyi(args)
 }
 
+/// `qrenyi divergence --kind K --rho R --sigma S EXTRA…`.
+fn divergence(kind: &str, rho: &str, sigma: &str, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["divergence", "--kind", kind, "--rho", rho, "--sigma", sigma];
+    args.extend_from_slice(extra);
+    qrenyi(&args)
+}
+
 fn write(name: &str, text: &str) -> PathBuf {
     let p = temp_path(name);
     std::fs::write(&p, text).unwrap();
@@ -29,18 +36,7 @@ fn states() -> (String, String, String) {
 #[test]
 fn json_results_for_a_family() {
     let (rho, sigma, _) = states();
-    let (code, out, _) = qrenyi(&[
-        "divergence",
-        "--kind",
-        "petz",
-        "--rho",
-        &rho,
-        "--sigma",
-        &sigma,
-        "--alpha",
-        "2,inf",
-        "--json",
-    ]);
+    let (code, out, _) = divergence("petz", &rho, &sigma, &["--alpha", "2,inf", "--json"]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["kind"], "petz");
@@ -56,44 +52,15 @@ fn json_results_for_a_family() {
 #[test]
 fn json_single_value_kinds_and_inf() {
     let (rho, sigma, pure) = states();
-    let (code, out, _) = qrenyi(&[
-        "divergence",
-        "--kind",
-        "umegaki",
-        "--rho",
-        &pure,
-        "--sigma",
-        &sigma,
-        "--json",
-    ]);
+    let (code, out, _) = divergence("umegaki", &pure, &sigma, &["--json"]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["kind"], "umegaki");
     assert!((v["value"].as_f64().unwrap() - 2f64.ln()).abs() < 1e-14);
-    let (_, out, _) = qrenyi(&[
-        "divergence",
-        "--kind",
-        "max",
-        "--rho",
-        &rho,
-        "--sigma",
-        &pure,
-        "--json",
-    ]);
+    let (_, out, _) = divergence("max", &rho, &pure, &["--json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["value"], "inf");
-    let (_, out, _) = qrenyi(&[
-        "divergence",
-        "--kind",
-        "hockey-stick",
-        "--rho",
-        &rho,
-        "--sigma",
-        &sigma,
-        "--gamma",
-        "1,2",
-        "--json",
-    ]);
+    let (_, out, _) = divergence("hockey-stick", &rho, &sigma, &["--gamma", "1,2", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["results"][0]["gamma"], 1.0);
     assert!((v["results"][0]["value"].as_f64().unwrap() - 0.2).abs() < 1e-15);
@@ -114,15 +81,7 @@ fn table_output_and_every_kind_runs() {
         "trace-distance",
         "fidelity",
     ] {
-        let (code, out, err) = qrenyi(&[
-            "divergence",
-            "--kind",
-            kind,
-            "--rho",
-            &rho,
-            "--sigma",
-            &sigma,
-        ]);
+        let (code, out, err) = divergence(kind, &rho, &sigma, &[]);
         assert_eq!(code, 0, "{kind}: {err}");
         assert!(out.contains(kind), "{kind}: {out}");
     }
@@ -132,53 +91,17 @@ fn table_output_and_every_kind_runs() {
 fn bad_input_is_one_line_and_exit_code_2() {
     let (rho, _, _) = states();
     let bad = write("bad.json", r#"{"re": [[0.7, 0.2], [0.1, 0.3]]}"#);
-    let (code, out, err) = qrenyi(&[
-        "divergence",
-        "--kind",
-        "petz",
-        "--rho",
-        &rho,
-        "--sigma",
-        bad.to_str().unwrap(),
-    ]);
+    let (code, out, err) = divergence("petz", &rho, bad.to_str().unwrap(), &[]);
     assert_eq!(code, 2);
     assert!(out.is_empty());
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("not Hermitian"), "{err}");
-    let (code, _, err) = qrenyi(&[
-        "divergence",
-        "--kind",
-        "petz",
-        "--rho",
-        &rho,
-        "--sigma",
-        "/nonexistent.npy",
-    ]);
+    let (code, _, err) = divergence("petz", &rho, "/nonexistent.npy", &[]);
     assert_eq!(code, 2);
     assert!(err.starts_with("error: "), "{err}");
-    let (code, _, _) = qrenyi(&[
-        "divergence",
-        "--kind",
-        "petz",
-        "--rho",
-        &rho,
-        "--sigma",
-        &rho,
-        "--alpha",
-        "-1",
-    ]);
+    let (code, _, _) = divergence("petz", &rho, &rho, &["--alpha", "-1"]);
     assert_eq!(code, 2);
-    let (code, _, _) = qrenyi(&[
-        "divergence",
-        "--kind",
-        "petz",
-        "--rho",
-        &rho,
-        "--sigma",
-        &rho,
-        "--alpha",
-        "nan",
-    ]);
+    let (code, _, _) = divergence("petz", &rho, &rho, &["--alpha", "nan"]);
     assert_eq!(code, 2);
 }
 
@@ -197,16 +120,7 @@ fn npy_input_is_read() {
     ]);
     let p = temp_path("m.npy");
     qrenyi::io::write_matrix(&p, &m).unwrap();
-    let (code, out, err) = qrenyi(&[
-        "divergence",
-        "--kind",
-        "fidelity",
-        "--rho",
-        p.to_str().unwrap(),
-        "--sigma",
-        &sigma,
-        "--json",
-    ]);
+    let (code, out, err) = divergence("fidelity", p.to_str().unwrap(), &sigma, &["--json"]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(v["value"].as_f64().unwrap() > 0.9);

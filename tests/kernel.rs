@@ -1,6 +1,8 @@
 //! Kernel Rényi divergence (seed 002): reference values, invariances, the theorems it must obey,
 //! the audit and the Gaussian-mechanism helpers.
 
+mod common;
+
 use ndarray::{array, Array2, Axis};
 use proptest::prelude::*;
 use qrenyi::divergence::{Family, Pair};
@@ -260,7 +262,7 @@ fn kernel_divergence_rejects_bad_input() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(common::proptest_config(32))]
 
     /// Seed 002, Proposition 2: D_{α,λ} increases in α and decreases in λ.
     #[test]

@@ -1,5 +1,7 @@
 //! Property tests of the privacy theorems (proptest, few cases: each case is cheap).
 
+mod common;
+
 use proptest::prelude::*;
 use qrenyi::divergence::{Family, Pair};
 use qrenyi::privacy::composition::{compare, compose_qzcdp_tensor, kov_epsilon};
@@ -23,7 +25,7 @@ fn states(seed: u64, d: usize) -> (DensityMatrix, DensityMatrix) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(common::proptest_config(32))]
 
     /// The optimised zCDP δ is no larger than the bound at any single order (the optimiser works)
     /// and never below the exact Gaussian profile (the conversion is sound on a tight mechanism).

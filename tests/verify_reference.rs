@@ -3,6 +3,8 @@
 //! property tests of the theorems behind them, and the engine's library contract
 //! (determinism, shards, merge, custom statements).
 
+mod common;
+
 use proptest::prelude::*;
 use qrenyi::verify::bounds::{
     bounded_divergence_bound, kl_bound, rdp_delta, sinh_bound, tradeoff_bound,
@@ -115,7 +117,7 @@ fn distribution() -> impl Strategy<Value = Vec<f64>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(common::proptest_config(32))]
 
     /// seed 000, Theorem 22's tight form lies between 0 and ½ε²α (Theorem 7).
     #[test]

@@ -4,7 +4,7 @@
 //! are never oversubscribed.
 //!
 //! * Small matrices (`d <` [`PARALLEL_BELOW`]): one pair per rayon task, BLAS pinned to one thread
-//!   for the duration of the call ([`crate::spectral::set_blas_threads`]) and restored afterwards.
+//!   for the duration of the call ([`crate::spectral::with_single_blas_thread`]) and restored afterwards.
 //!   At these sizes a LAPACK call is dominated by fixed per-call costs that BLAS threads cannot
 //!   split, so the only speed-up available is running pairs side by side.
 //! * Large matrices: the pairs run one after the other and BLAS keeps its threads, which split each
@@ -29,7 +29,7 @@
 
 use super::{Family, Pair};
 use crate::error::Result;
-use crate::spectral::{blas_threads, set_blas_threads};
+use crate::spectral::with_single_blas_thread;
 use crate::state::DensityMatrix;
 use ndarray::Array2;
 use num_complex::Complex64;
@@ -47,11 +47,7 @@ fn run<T: Sync, R: Send>(items: &[T], dim: usize, f: impl Fn(&T) -> R + Sync + S
     if dim >= PARALLEL_BELOW || items.len() < 2 {
         return items.iter().map(f).collect();
     }
-    let saved = blas_threads();
-    set_blas_threads(1);
-    let out = items.par_iter().map(f).collect();
-    set_blas_threads(saved);
-    out
+    with_single_blas_thread(|| items.par_iter().map(f).collect())
 }
 
 /// Largest dimension among the pairs (0 for none).
@@ -99,6 +95,7 @@ pub fn states(matrices: &[Array2<Complex64>]) -> Vec<Result<DensityMatrix>> {
 mod tests {
     use super::*;
     use crate::error::Error;
+    use crate::spectral::blas_threads;
     use rand::SeedableRng;
 
     fn random_pairs(d: usize, n: usize) -> Vec<(DensityMatrix, DensityMatrix)> {

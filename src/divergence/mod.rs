@@ -18,6 +18,7 @@
 
 pub mod batch;
 pub mod classical;
+mod petz;
 mod quantum;
 
 pub use quantum::{hockey_stick, Pair};

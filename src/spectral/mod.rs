@@ -191,6 +191,19 @@ pub fn set_blas_threads(n: usize) {
     let _ = n;
 }
 
+/// Run `f` with OpenBLAS pinned to one thread, restoring the previous count afterwards: the
+/// wrapper for a rayon-parallel section (thread policy: never rayon and BLAS threads together).
+///
+/// The count is process-wide; calls from several threads at once can leave BLAS multi-threaded
+/// inside another caller's section, which costs speed (oversubscription), never correctness.
+pub fn with_single_blas_thread<R>(f: impl FnOnce() -> R) -> R {
+    let saved = blas_threads();
+    set_blas_threads(1);
+    let out = f();
+    set_blas_threads(saved);
+    out
+}
+
 /// Number of BLAS threads currently in use (1 without the `openblas` feature).
 pub fn blas_threads() -> usize {
     #[cfg(feature = "openblas")]

@@ -1,0 +1,219 @@
+//! The Petz–Rényi quasi-entropy `Q̄_α = Tr ρ^α σ^{1−α}` in factorised form.
+//!
+//! With `ρ = Σ λ_i |a_i⟩⟨a_i|`, `σ = Σ μ_j |b_j⟩⟨b_j|` and the overlaps `O_ij = |⟨a_i|b_j⟩|²`
+//! (Nussbaum & Szkoła, Ann. Stat. 37 (2009)),
+//!
+//! ```text
+//! Q̄_α = Σ_ij λ_i^α O_ij μ_j^{1−α} = Σ_i λ_i^α (O μ^{1−α})_i ,
+//! ```
+//!
+//! so an order costs `2d` powers and one real matrix–vector product, and an α-curve of `k` orders
+//! one real `d × d × k` matrix product, instead of `d²` exponentials per order. Two forms are used
+//! (derivation: `docs/divergences.md`, "petz_factorised"); with `t = α − 1`, `ℓ_i = ln λ_i`,
+//! `m_j = ln μ_j` and `W = Σ_ij λ_i O_ij` (the trace of ρ seen by the sum):
+//!
+//! * **far from α = 1** (`|ln(Q̄/W)| > 0.05`): `ln(Q̄/W) = c + c' + ln Σ_i e^{αℓ_i − c} (O v)_i − ln W`
+//!   with `v_j = e^{−t m_j − c'}` and the shifts `c = max αℓ_i`, `c' = max −t m_j`, so nothing
+//!   overflows at any finite α;
+//! * **near α = 1** (`|ln(Q̄/W)| ≤ 0.05`, where `ln Q̄` is small and must keep relative accuracy):
+//!   `e^{t(ℓ_i − m_j)} − 1 = a_i + b_j + a_i b_j` with `a_i = expm1(tℓ_i)`, `b_j = expm1(−t m_j)`,
+//!   hence `N = Q̄/W − 1 = [Σ_i λ_i a_i (R_i + (O b)_i) + Σ_j c_j b_j − K]/W` with the row sums
+//!   `R_i = Σ_j O_ij`, the column weights `c_j = Σ_i λ_i O_ij` and the weight `K` of ρ on `ker σ`
+//!   (terms with `μ_j = 0` contribute `e^{−∞} − 1 = −1` for α < 1), and `D̄_α = log1p(N)/t`.
+//!
+//! Each form certifies itself or declines (returns `None`, and the caller evaluates the `d²`-term
+//! Rényi mean as before): the far form needs the shifted sum above `10⁻²⁵⁰` (so terms lost to
+//! underflow, each below `10⁻³⁰⁸`, cannot matter); the near form needs
+//! `Σ|λ_i a_i|(R_i + (O|b|)_i) + Σ c_j|b_j| + K ≤ 256 |N W|` — it bounds the cancellation, so the
+//! relative error of `N` stays within `256 × ` a few `ε`, comparable to the term-wise sum.
+
+use ndarray::Array2;
+
+/// Largest cancellation factor the near form accepts (see the module docs).
+const MAX_CANCELLATION: f64 = 256.0;
+
+/// Largest ratio of the near form's rounding magnitude to the term-wise sum's (`|t| M`) that the
+/// near form accepts when its cancellation exceeds [`MAX_CANCELLATION`] (nearly equal states).
+const MAX_TERMWISE_RATIO: f64 = 4.0;
+
+/// The far form is used when `|ln(Q̄/W)| >` this: its relative error in `D̄_α` is the relative
+/// error of `Q̄` (a sum of positive terms, a few `ε` times the exponents' size) over `|ln(Q̄/W)|`,
+/// so at most ≈ 20× that; closer to α = 1 (or to ρ = σ) the near form keeps relative accuracy.
+const FAR_MIN_LOG: f64 = 0.05;
+
+/// Smallest shifted sum the far form accepts (see the module docs).
+const MIN_SHIFTED_SUM: f64 = 1e-250;
+
+/// The α-independent data of the factorised Petz sum (both supports, overlaps, marginals).
+pub(super) struct PetzFactors {
+    /// `λ_i` on `supp ρ`.
+    lambda: Vec<f64>,
+    /// `ln λ_i`.
+    ln_lambda: Vec<f64>,
+    /// `ln μ_j` on `supp σ`.
+    ln_mu: Vec<f64>,
+    /// `Oᵀ`: rows `j ∈ supp σ`, columns `i ∈ supp ρ`, overlaps at rounding level set to 0.
+    ot: Array2<f64>,
+    /// `R_i = Σ_{j ∈ supp σ} O_ij`.
+    row: Vec<f64>,
+    /// `c_j = Σ_i λ_i O_ij`.
+    col: Vec<f64>,
+    /// `K = Σ_i λ_i Σ_{j ∈ ker σ} O_ij` (0 when `supp ρ ⊆ supp σ`, where those terms are dropped).
+    kernel_mass: f64,
+    /// `W = Σ_i λ_i R_i + K`.
+    weight: f64,
+    /// `M = Σ_i λ_i |ℓ_i| R_i + Σ_j c_j |m_j|`: the size of the log-ratios `|ℓ_i − m_j|` the
+    /// term-wise sum rounds (its absolute error in `N` is `≈ ε |t| M / W` near α = 1).
+    log_magnitude: f64,
+}
+
+impl PetzFactors {
+    /// From `λ` (on `supp ρ`), `ln μ` (on `supp σ`), `Oᵀ` (`supp σ × supp ρ`) and `K`.
+    pub(super) fn new(
+        lambda: Vec<f64>,
+        ln_mu: Vec<f64>,
+        ot: Array2<f64>,
+        kernel_mass: f64,
+    ) -> Self {
+        let ln_lambda = lambda.iter().map(|l| l.ln()).collect();
+        let row = ot.sum_axis(ndarray::Axis(0)).to_vec();
+        let col = ot.dot(&ndarray::ArrayView1::from(&lambda)).to_vec();
+        let weight = lambda.iter().zip(&row).map(|(l, r)| l * r).sum::<f64>() + kernel_mass;
+        let log_magnitude = lambda
+            .iter()
+            .zip(&ln_lambda)
+            .zip(&row)
+            .map(|((l, ll), r): ((&f64, &f64), &f64)| (l * ll * r).abs())
+            .sum::<f64>()
+            + col
+                .iter()
+                .zip(&ln_mu)
+                .map(|(c, m)| (c * m).abs())
+                .sum::<f64>();
+        PetzFactors {
+            lambda,
+            ln_lambda,
+            ln_mu,
+            ot,
+            row,
+            col,
+            kernel_mass,
+            weight,
+            log_magnitude,
+        }
+    }
+
+    /// The Nussbaum–Szkoła terms `(λ_i O_ij / W, ln λ_i − ln μ_j)` over nonzero overlaps, with the
+    /// weight on `ker σ` as one term at `+∞` (the Rényi mean only sees its total).
+    pub(super) fn terms(&self) -> Vec<(f64, f64)> {
+        let mut terms = Vec::with_capacity(self.ot.len() + 1);
+        for (row, &lm) in self.ot.outer_iter().zip(&self.ln_mu) {
+            for ((&o, &l), &ll) in row.iter().zip(&self.lambda).zip(&self.ln_lambda) {
+                if o > 0.0 {
+                    terms.push((l * o / self.weight, ll - lm));
+                }
+            }
+        }
+        if self.kernel_mass > 0.0 {
+            terms.push((self.kernel_mass / self.weight, f64::INFINITY));
+        }
+        terms
+    }
+
+    /// Umegaki `D(ρ‖σ) = Σ_ij (λ_i O_ij / W)(ℓ_i − m_j) = [Σ_i λ_i ℓ_i R_i − Σ_j c_j m_j]/W` when
+    /// `supp ρ ⊆ supp σ`; `None` when the two sums cancel by more than [`MAX_CANCELLATION`].
+    ///
+    /// The term-wise sum has the same absolute error `≈ ε M / W` (each `ℓ_i − m_j` is rounded), so
+    /// this form is accepted whenever the two sums are finite.
+    pub(super) fn umegaki(&self) -> Option<f64> {
+        let num: f64 = self
+            .lambda
+            .iter()
+            .zip(&self.ln_lambda)
+            .zip(&self.row)
+            .map(|((l, ll), r)| l * ll * r)
+            .sum::<f64>()
+            - self
+                .col
+                .iter()
+                .zip(&self.ln_mu)
+                .map(|(c, m)| c * m)
+                .sum::<f64>();
+        num.is_finite().then(|| num / self.weight)
+    }
+
+    /// `D̄_α(ρ‖σ)` at each finite order `α ≠ 1` (for α > 1 the caller has checked
+    /// `supp ρ ⊆ supp σ`); `None` where neither form certifies its accuracy.
+    pub(super) fn renyi(&self, alphas: &[f64]) -> Vec<Option<f64>> {
+        let k = alphas.len();
+        let ns = self.ln_mu.len();
+        let max_of = |it: &mut dyn Iterator<Item = f64>| it.fold(f64::NEG_INFINITY, f64::max);
+        // far form: v_j = e^{−t m_j − c'} for every order at once, then one matrix product
+        let shift_mu: Vec<f64> = alphas
+            .iter()
+            .map(|&a| max_of(&mut self.ln_mu.iter().map(|m| (1.0 - a) * m)))
+            .collect();
+        let v = Array2::from_shape_fn((ns, k), |(j, c)| {
+            ((1.0 - alphas[c]) * self.ln_mu[j] - shift_mu[c]).exp()
+        });
+        let y = self.ot.t().dot(&v);
+        let mut out = vec![None; k];
+        let mut near = Vec::new();
+        for (c, &a) in alphas.iter().enumerate() {
+            let shift = max_of(&mut self.ln_lambda.iter().map(|l| a * l));
+            let s: f64 = self
+                .ln_lambda
+                .iter()
+                .zip(y.column(c))
+                .map(|(l, yi)| (a * l - shift).exp() * yi)
+                .sum();
+            let ln_q = shift + shift_mu[c] + s.ln() - self.weight.ln();
+            if !(s > MIN_SHIFTED_SUM && ln_q.is_finite()) {
+                continue;
+            }
+            if ln_q.abs() > FAR_MIN_LOG {
+                out[c] = Some(ln_q / (a - 1.0));
+            } else {
+                near.push(c);
+            }
+        }
+        if !near.is_empty() {
+            self.near_one(alphas, &near, &mut out);
+        }
+        out
+    }
+
+    /// The near form for the orders `alphas[c]`, `c ∈ near` (one matrix product for all of them).
+    fn near_one(&self, alphas: &[f64], near: &[usize], out: &mut [Option<f64>]) {
+        // columns 2n, 2n+1: b and |b| of order near[n]
+        let b = Array2::from_shape_fn((self.ln_mu.len(), 2 * near.len()), |(j, c)| {
+            let x = (-(alphas[near[c / 2]] - 1.0) * self.ln_mu[j]).exp_m1();
+            if c % 2 == 0 {
+                x
+            } else {
+                x.abs()
+            }
+        });
+        let ob = self.ot.t().dot(&b);
+        for (n, &c) in near.iter().enumerate() {
+            let t = alphas[c] - 1.0;
+            let (mut num, mut mag) = (-self.kernel_mass, self.kernel_mass);
+            for (i, (&l, &ll)) in self.lambda.iter().zip(&self.ln_lambda).enumerate() {
+                let la = l * (t * ll).exp_m1();
+                num += la * (self.row[i] + ob[[i, 2 * n]]);
+                mag += la.abs() * (self.row[i] + ob[[i, 2 * n + 1]]);
+            }
+            for (cj, bj) in self.col.iter().zip(b.column(2 * n)) {
+                num += cj * bj;
+                mag += (cj * bj).abs();
+            }
+            let ratio = num / self.weight;
+            // accurate relative to N, or as accurate as the term-wise sum (absolute error ε|t|M)
+            let certified = mag <= MAX_CANCELLATION * num.abs()
+                || mag <= MAX_TERMWISE_RATIO * t.abs() * self.log_magnitude;
+            if num.is_finite() && num != 0.0 && certified && ratio > -1.0 {
+                out[c] = Some(ratio.ln_1p() / t);
+            }
+        }
+    }
+}

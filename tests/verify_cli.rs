@@ -105,6 +105,13 @@ fn quantum_counterexample_is_saved_as_npy_and_replays() {
     let (code, out, _) = qrenyi(&["verify", "--replay", cx["file"].as_str().unwrap()]);
     assert_eq!(code, 0);
     assert!(out.contains("violation confirmed    yes"), "{out}");
+
+    // with σ replaced by ρ the saved instance is no violation any more: replay says so, exit 1
+    let file = |item: &str| dir.join(format!("petz-below-sandwiched-{seed}-{item}.npy"));
+    std::fs::copy(file("rho"), file("sigma")).unwrap();
+    let (code, out, _) = qrenyi(&["verify", "--replay", cx["file"].as_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("violation confirmed    no"), "{out}");
 }
 
 #[test]

@@ -217,7 +217,12 @@ fn custom_statements_and_engine_contract() {
             .unwrap()
         })
         .collect();
-    let merged = verify::merge(parts);
+    // a shard of another run (another seed) is refused, not silently merged
+    let mut foreign = parts.clone();
+    foreign[2].seed += 1;
+    let err = verify::merge(foreign).unwrap_err().to_string();
+    assert!(err.contains("another run"), "{err}");
+    let merged = verify::merge(parts).unwrap();
     assert_eq!(merged.len(), 1);
     assert_eq!(merged[0].trials, 40);
     assert_eq!(merged[0].worst_margin, full.worst_margin);

@@ -3,7 +3,9 @@
 //! `qrenyi verify merge A.json B.json … [--json]`.
 //!
 //! Exit codes: 0 when every statement behaves as expected, 1 when a theorem is refuted or a
-//! known-false statement is not refuted (a bug in qrenyi), 2 on bad input.
+//! known-false statement is not refuted (a bug in qrenyi), 2 on bad input. `--replay`: 0 when the
+//! saved violation is confirmed again, 1 when it is not (e.g. the files were edited, or a fix in
+//! qrenyi changed the margin), 2 on bad input.
 
 use super::fmt_param;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -48,7 +50,8 @@ pub struct Args {
     /// List the statements: name, source, expected status, statement.
     #[arg(long, conflicts_with_all = ["replay", "lemma", "all"])]
     pub list: bool,
-    /// Recompute the margin of a saved counterexample.
+    /// Recompute the margin of a saved counterexample (exit 0 when the violation is confirmed
+    /// again, 1 when not).
     #[arg(long, value_name = "FILE")]
     pub replay: Option<PathBuf>,
     /// Where counterexamples are saved (`<lemma>-<seed>.json` + `.npy`).
@@ -300,7 +303,7 @@ fn replay(path: &std::path::Path, as_json: bool) -> Result<i32> {
             if r.violation { "yes" } else { "no" }
         );
     }
-    Ok(0)
+    Ok(if r.violation { 0 } else { 1 })
 }
 
 fn merge(m: &MergeArgs) -> Result<i32> {
@@ -316,7 +319,7 @@ fn merge(m: &MergeArgs) -> Result<i32> {
         })?;
         all.extend(reports);
     }
-    let merged = verify::merge(all);
+    let merged = verify::merge(all)?;
     for r in &merged {
         let n = r.shards.first().map_or(1, |s| s.1);
         if r.shards.len() != n || r.shards.iter().any(|s| s.1 != n) {

@@ -11,6 +11,8 @@
 //! convention): `A^p = Σ_{λ_i > τ} λ_i^p |v_i⟩⟨v_i|` for `p ≤ 0`.
 
 mod backend;
+#[cfg(feature = "faer")]
+mod faer_backend;
 #[cfg(feature = "openblas")]
 mod lapack;
 mod nalgebra_backend;
@@ -196,10 +198,20 @@ pub fn set_blas_threads(n: usize) {
 ///
 /// The count is process-wide; calls from several threads at once can leave BLAS multi-threaded
 /// inside another caller's section, which costs speed (oversubscription), never correctness.
+///
+/// faer (the `faer` feature) is switched to sequential for the same section.
 pub fn with_single_blas_thread<R>(f: impl FnOnce() -> R) -> R {
     let saved = blas_threads();
     set_blas_threads(1);
+    #[cfg(feature = "faer")]
+    let saved_faer = {
+        let p = faer::get_global_parallelism();
+        faer::set_global_parallelism(faer::Par::Seq);
+        p
+    };
     let out = f();
+    #[cfg(feature = "faer")]
+    faer::set_global_parallelism(saved_faer);
     set_blas_threads(saved);
     out
 }

@@ -592,9 +592,35 @@ pub fn replay(path: &Path) -> Result<Replay> {
 }
 
 /// Join shard reports of the same run: per statement, sum the trials, evaluations and errors,
-/// take the worst margin with the smallest certified value (`margin + error`, as the search ranks), keep the counterexample with the smallest margin, union the
-/// shards. Statements keep their first-seen order.
-pub fn merge(reports: Vec<Report>) -> Vec<Report> {
+/// take the worst margin with the smallest certified value (`margin + error`, as the search
+/// ranks), keep the counterexample with the smallest margin, union the shards. Statements keep
+/// their first-seen order.
+///
+/// Errors: [`Error::InvalidParameter`] when the reports are not shards of one run — a different
+/// seed, largest dimension or shard count than the first report (their union would not be the
+/// deterministic run that `--shard` promises).
+pub fn merge(reports: Vec<Report>) -> Result<Vec<Report>> {
+    if let Some(first) = reports.first() {
+        let run = |r: &Report| (r.seed, r.max_dim, r.shards.first().map(|s| s.1));
+        if let Some(other) = reports.iter().find(|r| run(r) != run(first)) {
+            return Err(Error::InvalidParameter {
+                name: "shard report".into(),
+                value: other.seed as f64,
+                reason: format!(
+                    "{} comes from another run (seed {}, max-dim {}, shards {:?}) than {} \
+                     (seed {}, max-dim {}, shards {:?})",
+                    other.lemma,
+                    other.seed,
+                    other.max_dim,
+                    other.shards,
+                    first.lemma,
+                    first.seed,
+                    first.max_dim,
+                    first.shards
+                ),
+            });
+        }
+    }
     let mut out: Vec<Report> = Vec::new();
     for r in reports {
         match out.iter_mut().find(|o| o.lemma == r.lemma) {
@@ -634,5 +660,5 @@ pub fn merge(reports: Vec<Report>) -> Vec<Report> {
             }
         }
     }
-    out
+    Ok(out)
 }

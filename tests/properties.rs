@@ -160,7 +160,7 @@ proptest! {
         let (rho, sigma) = (random_state(d, k1, &mut r), random_full_rank(d, k2, &mut r));
         let same = Pair::new(&rho, &rho).unwrap();
         // documented accuracy for α > 1: absolute error ≲ 16·d·ε·‖ρ‖/λ_min(σ) (docs/conventions.md)
-        let lmin = rho.eigen().values()[0].max(1e-300);
+        let lmin = rho.eigen().unwrap().values()[0].max(1e-300);
         let bound = 1e-12 + 16.0 * d as f64 * f64::EPSILON / lmin;
         for f in Family::ALL {
             for v in same.curve(f, &[0.5, 1.0, 2.0, f64::INFINITY]).unwrap() {

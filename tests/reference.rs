@@ -220,6 +220,12 @@ fn report(label: &str, t: &Tally) {
 
 #[test]
 fn reference_values_lapack() {
+    report("lapack backend", &run(Backend::Lapack));
+}
+
+/// The default ([`Backend::Auto`] with the `openblas` feature: nalgebra at small d, LAPACK above).
+#[test]
+fn reference_values_default_backend() {
     report("default backend", &run(Backend::default()));
 }
 

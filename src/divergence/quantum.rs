@@ -134,7 +134,7 @@ impl<'a> Pair<'a> {
         if let Some(b) = self.basis.get() {
             return Ok(b);
         }
-        let (er, es) = (self.rho.eigen(), self.sigma.eigen());
+        let (er, es) = (self.rho.eigen()?, self.sigma.eigen()?);
         let w = adjoint_times(&es.vectors().view(), &er.vectors().view());
         let lambda = er.values();
         let (support, kernel) = (es.support(), es.kernel());
@@ -171,7 +171,7 @@ impl<'a> Pair<'a> {
         let w = &self.basis()?.w;
         let sqrt_l: Vec<f64> = self
             .rho
-            .eigen()
+            .eigen()?
             .values()
             .iter()
             .map(|l| l.max(0.0).sqrt())
@@ -186,7 +186,7 @@ impl<'a> Pair<'a> {
             return Ok(t);
         }
         let b = self.basis()?;
-        let (er, es) = (self.rho.eigen(), self.sigma.eigen());
+        let (er, es) = (self.rho.eigen()?, self.sigma.eigen()?);
         let cut = overlap_cutoff(self.rho.dim());
         // ln μ_j on supp σ, None on the kernel (logarithms once per index, not per pair)
         let ln_mu: Vec<Option<f64>> = (0..es.dim())
@@ -217,7 +217,7 @@ impl<'a> Pair<'a> {
             return Ok(m);
         }
         let b = self.basis()?;
-        let es = self.sigma.eigen();
+        let es = self.sigma.eigen()?;
         let backend = self.rho.backend();
         let rho = self.rho_in_basis()?;
         let (s, k) = (&b.support, &b.kernel);
@@ -231,7 +231,7 @@ impl<'a> Pair<'a> {
         // additivity for PSD block matrices) rank ρ − rank ρ'_kk — only that many eigenvalues of T
         // are genuine, the rest is cancellation noise of the Schur complement.
         let (t, rank_ac) = if b.supported || k.is_empty() {
-            (scaled(&|a, c| rho[[s[a], s[c]]]), self.rho.rank())
+            (scaled(&|a, c| rho[[s[a], s[c]]]), self.rho.rank()?)
         } else {
             // absolutely continuous part of ρ with respect to σ (Schur complement), as ρ leaks
             let rho_ss = rho.select(Axis(0), s).select(Axis(1), s);
@@ -242,7 +242,7 @@ impl<'a> Pair<'a> {
             let rho_ac = rho_ss - rho_sk.dot(&pinv).dot(&dagger(&rho_sk.view()));
             (
                 scaled(&|a, c| rho_ac[[a, c]]),
-                self.rho.rank().saturating_sub(ekk.rank()),
+                self.rho.rank()?.saturating_sub(ekk.rank()),
             )
         };
         let (tv, vecs) = backend.eigh(t.view())?;
@@ -253,7 +253,7 @@ impl<'a> Pair<'a> {
         let mass_thr = if b.supported {
             0.0
         } else {
-            zero_threshold(self.rho.dim(), self.rho.eigen().max_value())
+            zero_threshold(self.rho.dim(), self.rho.eigen()?.max_value())
         };
         let keep_from = n.saturating_sub(rank_ac);
         let mut terms = Vec::with_capacity(n + 1);
@@ -302,7 +302,7 @@ impl<'a> Pair<'a> {
     fn sandwiched_parts(&self, alpha: f64) -> Result<(Terms, Vec<f64>, f64)> {
         let b = self.basis()?;
         let rho = self.rho_in_basis()?;
-        let es = self.sigma.eigen();
+        let es = self.sigma.eigen()?;
         let gamma = (1.0 - alpha) / alpha;
         let s = &b.support;
         let logs: Vec<f64> = s.iter().map(|&j| gamma * es.clamped(j).ln()).collect();
@@ -313,7 +313,7 @@ impl<'a> Pair<'a> {
         let backend = self.rho.backend();
         let kept: Vec<f64> = if alpha < 1.0 {
             // ν = s², s the singular values of B = σ^{γ/2} ρ^{1/2} = D_s^{γ/2} (V†W)[s, supp ρ] Λ^{1/2}
-            let er = self.rho.eigen();
+            let er = self.rho.eigen()?;
             let rs = er.support();
             let u = &b.w;
             let root: Vec<f64> = rs.iter().map(|&i| er.values()[i].sqrt()).collect();
@@ -333,10 +333,10 @@ impl<'a> Pair<'a> {
                 Array2::from_shape_fn((n, n), |(x, y)| rho[[s[x], s[y]]] * (scale[x] * scale[y]));
             let nu = backend.eigvalsh(a.view())?;
             let smax = scale.iter().fold(0.0f64, |m, &x| m.max(x * x));
-            let thr = zero_threshold(n, self.rho.eigen().max_value() * smax);
+            let thr = zero_threshold(n, self.rho.eigen()?.max_value() * smax);
             top_rank(
                 nu.as_slice().unwrap_or(&[]),
-                self.rho.rank(),
+                self.rho.rank()?,
                 if b.supported { 0.0 } else { thr },
             )
         };

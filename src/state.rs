@@ -12,6 +12,7 @@
 //! [`DensityMatrix::eigen`] call, and cached: every divergence reuses it, clones share it, and a
 //! state is decomposed at most once however many quantities are computed from it (a quantity
 //! that needs no decomposition, e.g. the hockey-stick divergence, never pays for one).
+
 use crate::error::{Error, Result};
 use crate::spectral::{Backend, Eigen, EigenSolver};
 use nalgebra::DMatrix;
@@ -65,12 +66,13 @@ pub(crate) fn check_square_finite(a: &ArrayView2<Complex64>) -> Result<usize> {
 
 /// Validate and symmetrise in place: squareness, non-emptiness and finiteness (errors as
 /// [`check_square_finite`]), then `t = tol.scaled(d, max_ij |A_ij|)` and `max |A − A†| ≤ t`
-/// ([`Error::NotHermitian`]). On success `a` holds `(A + A†)/2` (bit for bit what
-/// [`hermitian_part`] returns); returns `(d, t)`. One read pass over the pairs `(i, j), i ≥ j`
-/// computes all three statistics, one more writes the average.
+/// ([`Error::NotHermitian`]). On success `a` holds the exactly Hermitian `(A + A†)/2` (each
+/// upper entry the conjugate of the lower one) and `(d, t)` is returned. One read pass over the
+/// pairs `(i, j), i ≥ j` computes all three statistics, one more writes the average.
 fn symmetrize_checked(a: &mut Array2<Complex64>, tol: Tolerance) -> Result<(usize, f64)> {
     let (r, c) = a.dim();
     if r != c || r == 0 {
+        // returns the NotSquare / Empty error (its Ok arm cannot be reached here)
         return check_square_finite(&a.view()).map(|d| (d, f64::NAN));
     }
     let (mut norm, mut dev, mut finite) = (0.0f64, 0.0f64, true);
@@ -83,7 +85,7 @@ fn symmetrize_checked(a: &mut Array2<Complex64>, tol: Tolerance) -> Result<(usiz
         }
     }
     if !finite {
-        // the full scan names the first non-finite entry in row-major order
+        // the full scan names the first non-finite entry in row-major order (always an Err here)
         return check_square_finite(&a.view()).map(|d| (d, f64::NAN));
     }
     let t = tol.scaled(r, norm);
@@ -96,8 +98,9 @@ fn symmetrize_checked(a: &mut Array2<Complex64>, tol: Tolerance) -> Result<(usiz
     for i in 0..r {
         for j in 0..=i {
             let m = (a[[i, j]] + a[[j, i]].conj()) * 0.5;
-            a[[i, j]] = m;
+            // conjugate first: on the diagonal the entry keeps m (imaginary part +0.0)
             a[[j, i]] = m.conj();
+            a[[i, j]] = m;
         }
     }
     Ok((r, t))

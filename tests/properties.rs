@@ -116,7 +116,9 @@ proptest! {
         let mut r = rng(seed);
         let (rho, sigma) = (random_state(d, k1, &mut r), random_state(d, k2, &mut r));
         let (rn, sn) = (rho.with_backend(Backend::Nalgebra).unwrap(), sigma.with_backend(Backend::Nalgebra).unwrap());
-        let (rl, sl) = (rho.with_backend(Backend::default()).unwrap(), sigma.with_backend(Backend::default()).unwrap());
+        // LAPACK named explicitly: the default (Auto) is nalgebra at these sizes
+        let lapack = if cfg!(feature = "openblas") { Backend::Lapack } else { Backend::Nalgebra };
+        let (rl, sl) = (rho.with_backend(lapack).unwrap(), sigma.with_backend(lapack).unwrap());
         for f in Family::ALL {
             for (a, b) in curve(&rl, &sl, f, &ALPHAS).into_iter().zip(curve(&rn, &sn, f, &ALPHAS)) {
                 prop_assert!(close(a, b, 1e-8), "{f:?}: lapack {a} vs nalgebra {b}");

@@ -218,6 +218,7 @@ fn report(label: &str, t: &Tally) {
     assert!(t.checked > 500, "fixture too small: {}", t.checked);
 }
 
+#[cfg(feature = "openblas")]
 #[test]
 fn reference_values_lapack() {
     report("lapack backend", &run(Backend::Lapack));

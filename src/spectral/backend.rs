@@ -63,18 +63,22 @@ pub trait EigenSolver {
 
 /// [`Backend::Auto`] uses nalgebra for a full complex decomposition (`eigh`) of dimension below
 /// this, LAPACK `zheevd` from here on. Measured with `cargo bench --bench spectral` (criterion, one
-/// BLAS thread, two short runs on this shared 2-core machine; nalgebra vs `zheevd`): d = 16:
-/// 29 vs 38 µs, d = 24: 82 vs 104 µs, d = 32: 173 vs 132 µs, d = 48: 542 vs 380 µs.
-pub const AUTO_NALGEBRA_BELOW: usize = 32;
+/// BLAS thread, two short runs on this shared 2-core machine, nalgebra vs `zheevd`): d = 16: 29 vs
+/// 38 µs and 38 vs 51 µs; d = 24: 82 vs 104 µs and 120 vs 104 µs (a tie within the noise);
+/// d = 32: 173 vs 132 µs and 276 vs 218 µs.
+pub const AUTO_NALGEBRA_BELOW: usize = 24;
 
 /// [`Backend::Auto`] uses nalgebra for complex eigenvalues only (`eigvalsh`) below this dimension,
 /// `zheevd` (jobz = 'N') from here on. Measured as [`AUTO_NALGEBRA_BELOW`] (nalgebra vs `zheevd`):
-/// d = 4: 1.40 vs 2.10 µs, d = 8: 5.57 vs 5.53 µs (a tie), d = 12: 14.3 vs 10.8 µs.
+/// d = 4: 1.40 vs 2.10 µs and 1.37 vs 2.28 µs; d = 8: 5.57 vs 5.53 µs and 16.1 vs 15.7 µs (ties);
+/// d = 12: 14.3 vs 10.8 µs and 42 vs 23 µs. (nalgebra has no capped values-only driver: it
+/// computes the vectors anyway, which is why LAPACK's `jobz = 'N'` wins so early.)
 pub const AUTO_NALGEBRA_VALUES_BELOW: usize = 8;
 
 /// [`Backend::Auto`] uses nalgebra's Cholesky for [`EigenSolver::is_positive_definite`] below this
 /// dimension, LAPACK `zpotrf` from here on. Measured as [`AUTO_NALGEBRA_BELOW`] (nalgebra vs
-/// `zpotrf`, copies included): d = 4: 177 vs 222 ns, d = 8: 585 vs 506 ns, d = 16: 2.07 vs 1.53 µs.
+/// `zpotrf`, copies included): d = 4: 177 vs 222 ns and 189 vs 217 ns; d = 8: 585 vs 506 ns and
+/// 1.44 vs 0.96 µs; d = 16: 2.07 vs 1.53 µs.
 pub const AUTO_NALGEBRA_CHOLESKY_BELOW: usize = 8;
 
 /// Which eigensolver to use. `Backend::default()` is [`Backend::Auto`] when the `openblas`

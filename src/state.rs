@@ -68,26 +68,40 @@ pub(crate) fn check_square_finite(a: &ArrayView2<Complex64>) -> Result<usize> {
 /// [`check_square_finite`]), then `t = tol.scaled(d, max_ij |A_ij|)` and `max |A − A†| ≤ t`
 /// ([`Error::NotHermitian`]). On success `a` holds the exactly Hermitian `(A + A†)/2` (each
 /// upper entry the conjugate of the lower one) and `(d, t)` is returned. One read pass over the
-/// pairs `(i, j), i ≥ j` computes all three statistics, one more writes the average.
+/// pairs `(i, j), i ≥ j` computes all three statistics (from squared moduli; a second pass with
+/// `hypot` only when an entry is beyond `~1e150`), one more writes the average.
 fn symmetrize_checked(a: &mut Array2<Complex64>, tol: Tolerance) -> Result<(usize, f64)> {
     let (r, c) = a.dim();
     if r != c || r == 0 {
         // returns the NotSquare / Empty error (its Ok arm cannot be reached here)
         return check_square_finite(&a.view()).map(|d| (d, f64::NAN));
     }
-    let (mut norm, mut dev, mut finite) = (0.0f64, 0.0f64, true);
-    for i in 0..r {
-        for j in 0..=i {
-            let (z, w) = (a[[i, j]], a[[j, i]]);
-            finite &= z.re.is_finite() && z.im.is_finite() && w.re.is_finite() && w.im.is_finite();
-            norm = norm.max(z.norm()).max(w.norm());
-            dev = dev.max((z - w.conj()).norm());
+    // squared moduli (no hypot per entry); exact enough unless an entry exceeds ~1e150
+    let stats = |modulus: fn(Complex64) -> f64, a: &Array2<Complex64>| {
+        let (mut norm, mut dev, mut finite) = (0.0f64, 0.0f64, true);
+        for i in 0..r {
+            for j in 0..=i {
+                let (z, w) = (a[[i, j]], a[[j, i]]);
+                finite &=
+                    z.re.is_finite() && z.im.is_finite() && w.re.is_finite() && w.im.is_finite();
+                norm = norm.max(modulus(z)).max(modulus(w));
+                dev = dev.max(modulus(z - w.conj()));
+            }
         }
-    }
+        (norm, dev, finite)
+    };
+    let (norm2, dev2, finite) = stats(|z| z.norm_sqr(), a);
     if !finite {
         // the full scan names the first non-finite entry in row-major order (always an Err here)
         return check_square_finite(&a.view()).map(|d| (d, f64::NAN));
     }
+    let (norm, dev) = if norm2 < 1e300 {
+        (norm2.sqrt(), dev2.sqrt())
+    } else {
+        // |A_ij|² may overflow: recompute with hypot
+        let (norm, dev, _) = stats(|z| z.norm(), a);
+        (norm, dev)
+    };
     let t = tol.scaled(r, norm);
     if dev > t {
         return Err(Error::NotHermitian {

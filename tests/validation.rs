@@ -270,3 +270,33 @@ fn full_decomposition_is_accurate_at_d300() {
         assert!(orth <= orth_bound, "{backend:?}: orthogonality {orth:e}");
     }
 }
+
+/// Entries beyond `~1e150` (squared moduli overflow) still give exact, finite defect sizes.
+#[test]
+fn huge_entries_report_finite_deviation_and_tolerance() {
+    let a = ndarray::arr2(&[
+        [C::new(0.5, 0.0), C::new(1e200, 0.0)],
+        [C::new(0.0, 0.0), C::new(0.5, 0.0)],
+    ]);
+    match DensityMatrix::new(a) {
+        Err(Error::NotHermitian {
+            deviation,
+            tolerance,
+        }) => {
+            assert_eq!(deviation, 1e200);
+            assert_eq!(tolerance, Tolerance::default().scaled(2, 1e200));
+        }
+        other => panic!("expected NotHermitian, got {other:?}"),
+    }
+    // moderate entries: the squared-modulus path, same answer as hypot
+    let b = ndarray::arr2(&[
+        [C::new(0.5, 0.0), C::new(3e-3, 4e-3)],
+        [C::new(0.0, 0.0), C::new(0.5, 0.0)],
+    ]);
+    match DensityMatrix::new(b) {
+        Err(Error::NotHermitian { deviation, .. }) => {
+            assert!((deviation - 5e-3).abs() < 1e-18, "{deviation}")
+        }
+        other => panic!("expected NotHermitian, got {other:?}"),
+    }
+}

@@ -1,6 +1,9 @@
-//! Spectral kernels: full (`eigh`) and values-only (`eigvalsh`) Hermitian eigensolves with every
-//! backend, and the complex matrix product (`zgemm` through ndarray's BLAS path), at the issue's
-//! dimensions. nalgebra stops at d = 256 (1024 only for the fast paths).
+//! Spectral kernels: full (`eigh`) and values-only (`eigvalsh`) Hermitian eigensolves and the
+//! Cholesky PSD test (`cholesky`: `is_positive_definite`) with every backend (`auto` included), and
+//! the complex matrix product (`zgemm` through ndarray's BLAS path), at the dimensions.
+//! nalgebra stops at d = 256 (1024 only for the fast paths); d = 12, 24, 32, 48 are added to locate
+//! the nalgebra/LAPACK crossovers. `spectral/d=512` compares the two
+//! LAPACK full solvers (`zheevd`, `zheevr`) between the 256 and 1024.
 //!
 //! `cargo bench --bench spectral`
 
@@ -11,8 +14,14 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use qrenyi::spectral::{Backend, EigenSolver};
 use std::hint::black_box;
 
+/// Extra sizes between the grid points, where nalgebra and LAPACK cross over
+/// ([`qrenyi::spectral::AUTO_NALGEBRA_BELOW`] and friends).
+const CROSSOVER_DIMS: [usize; 4] = [12, 24, 32, 48];
+
 fn spectral(c: &mut Criterion) {
-    for d in common::DIMS {
+    let mut dims: Vec<usize> = common::DIMS.into_iter().chain(CROSSOVER_DIMS).collect();
+    dims.sort_unstable();
+    for d in dims {
         let (rho, sigma) = common::pair(d, 1);
         let a = rho.matrix();
         let mut group = c.benchmark_group(format!("spectral/d={d}"));
@@ -27,11 +36,29 @@ fn spectral(c: &mut Criterion) {
             group.bench_function(BenchmarkId::new("eigvalsh", backend.name()), |b| {
                 b.iter(|| backend.eigvalsh(black_box(a.view())))
             });
+            // both LAPACK backends run the same zpotrf: benched once, under its own name
+            let chol = match backend {
+                Backend::LapackMrrr => continue,
+                Backend::Lapack => "lapack-zpotrf",
+                other => other.name(),
+            };
+            group.bench_function(BenchmarkId::new("cholesky", chol), |b| {
+                b.iter(|| backend.is_positive_definite(black_box(a.view()), 1e-10))
+            });
         }
         let s = sigma.matrix();
         group.bench_function("zgemm", |b| b.iter(|| black_box(a).dot(black_box(s))));
         group.finish();
     }
+    let (rho, _) = common::pair(512, 1);
+    let mut group = c.benchmark_group("spectral/d=512");
+    group.sample_size(10);
+    for backend in [Backend::Lapack, Backend::LapackMrrr] {
+        group.bench_function(BenchmarkId::new("eigh", backend.name()), |b| {
+            b.iter(|| backend.eigh(black_box(rho.matrix().view())))
+        });
+    }
+    group.finish();
 }
 
 criterion_group! {

@@ -5,8 +5,10 @@
 //! `cargo run --release --example peer_timing -- DIR > qrenyi.json`
 //!
 //! Two rows per quantity: `qrenyi` starts from the raw matrices like the Python implementations
-//! (both states validated, which includes their eigendecompositions, then the divergence);
-//! `qrenyi-call` starts from validated states (the divergence call alone).
+//! (both states validated — a Cholesky test each — then the divergence, which computes whatever
+//! eigendecompositions it needs);
+//! `qrenyi-call` starts from validated states whose decompositions are already cached (the
+//! divergence call alone).
 //! Timing: 7 repeats over all pairs of a dimension, each repeat long enough to take ≈ 35 ms; the
 //! median of the per-pair times is reported, as on the Python side.
 

@@ -3,18 +3,24 @@
 //! A [`DensityMatrix`] is validated once, at construction: square, non-empty, finite entries,
 //! Hermitian, positive semidefinite and of unit trace, each up to the tolerance
 //! [`Tolerance::scaled`] `= base · √d · max(1, max_ij |A_ij|)` (default `base = 1e-10`). The stored
-//! matrix is the exactly Hermitian part `(A + A†)/2`. Validation computes the eigendecomposition
-//! (needed for the PSD check), and it is kept: every divergence reuses it, so a state is decomposed
-//! once however many quantities are computed from it.
+//! matrix is the exactly Hermitian part `(A + A†)/2`.
+//!
+//! The PSD check is a Cholesky factorisation of `H + t·I` (`t` the scaled tolerance,
+//! [`EigenSolver::is_positive_definite`]), about a tenth of the cost of an eigendecomposition;
+//! only when it fails are the eigenvalues computed, to reject with the smallest one (or accept a
+//! state within `O(d·ε)` of the boundary). The eigendecomposition is computed lazily, on the first
+//! [`DensityMatrix::eigen`] call, and cached: every divergence reuses it, clones share it, and a
+//! state is decomposed at most once however many quantities are computed from it (a quantity
+//! that needs no decomposition, e.g. the hockey-stick divergence, never pays for one).
 
 use crate::error::{Error, Result};
-use crate::spectral::{Backend, Eigen};
+use crate::spectral::{Backend, Eigen, EigenSolver};
 use nalgebra::DMatrix;
 use ndarray::{s, Array1, Array2, ArrayView2};
 use num_complex::Complex64;
 use rand::Rng;
 use rand_distr::StandardNormal;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Validation tolerance: an input passes a check when its defect is at most
 /// `base · √d · max(1, max_ij |A_ij|)`.
@@ -58,27 +64,60 @@ pub(crate) fn check_square_finite(a: &ArrayView2<Complex64>) -> Result<usize> {
     Ok(r)
 }
 
-/// Largest entrywise modulus `max_ij |A_ij|`.
-pub(crate) fn max_abs(a: &ArrayView2<Complex64>) -> f64 {
-    a.iter().map(|z| z.norm()).fold(0.0, f64::max)
-}
-
-/// `(A + A†)/2` after checking `max |A − A†| ≤ tol`.
-pub(crate) fn hermitian_part(a: &ArrayView2<Complex64>, tol: f64) -> Result<Array2<Complex64>> {
-    let dev = a
-        .indexed_iter()
-        .map(|((i, j), z)| (z - a[[j, i]].conj()).norm())
-        .fold(0.0, f64::max);
-    if dev > tol {
+/// Validate and symmetrise in place: squareness, non-emptiness and finiteness (errors as
+/// [`check_square_finite`]), then `t = tol.scaled(d, max_ij |A_ij|)` and `max |A − A†| ≤ t`
+/// ([`Error::NotHermitian`]). On success `a` holds the exactly Hermitian `(A + A†)/2` (each
+/// upper entry the conjugate of the lower one) and `(d, t)` is returned. One read pass over the
+/// pairs `(i, j), i ≥ j` computes all three statistics (from squared moduli; a second pass with
+/// `hypot` only when an entry is beyond `~1e150`), one more writes the average.
+fn symmetrize_checked(a: &mut Array2<Complex64>, tol: Tolerance) -> Result<(usize, f64)> {
+    let (r, c) = a.dim();
+    if r != c || r == 0 {
+        // returns the NotSquare / Empty error (its Ok arm cannot be reached here)
+        return check_square_finite(&a.view()).map(|d| (d, f64::NAN));
+    }
+    // squared moduli (no hypot per entry); exact enough unless an entry exceeds ~1e150
+    let stats = |modulus: fn(Complex64) -> f64, a: &Array2<Complex64>| {
+        let (mut norm, mut dev, mut finite) = (0.0f64, 0.0f64, true);
+        for i in 0..r {
+            for j in 0..=i {
+                let (z, w) = (a[[i, j]], a[[j, i]]);
+                finite &=
+                    z.re.is_finite() && z.im.is_finite() && w.re.is_finite() && w.im.is_finite();
+                norm = norm.max(modulus(z)).max(modulus(w));
+                dev = dev.max(modulus(z - w.conj()));
+            }
+        }
+        (norm, dev, finite)
+    };
+    let (norm2, dev2, finite) = stats(|z| z.norm_sqr(), a);
+    if !finite {
+        // the full scan names the first non-finite entry in row-major order (always an Err here)
+        return check_square_finite(&a.view()).map(|d| (d, f64::NAN));
+    }
+    let (norm, dev) = if norm2 < 1e300 {
+        (norm2.sqrt(), dev2.sqrt())
+    } else {
+        // |A_ij|² may overflow: recompute with hypot
+        let (norm, dev, _) = stats(|z| z.norm(), a);
+        (norm, dev)
+    };
+    let t = tol.scaled(r, norm);
+    if dev > t {
         return Err(Error::NotHermitian {
             deviation: dev,
-            tolerance: tol,
+            tolerance: t,
         });
     }
-    let n = a.nrows();
-    Ok(Array2::from_shape_fn((n, n), |(i, j)| {
-        (a[[i, j]] + a[[j, i]].conj()) * 0.5
-    }))
+    for i in 0..r {
+        for j in 0..=i {
+            let m = (a[[i, j]] + a[[j, i]].conj()) * 0.5;
+            // conjugate first: on the diagonal the entry keeps m (imaginary part +0.0)
+            a[[j, i]] = m.conj();
+            a[[i, j]] = m;
+        }
+    }
+    Ok((r, t))
 }
 
 /// Conjugate transpose `A†`.
@@ -100,19 +139,28 @@ pub(crate) fn identity_defect(a: &Array2<Complex64>) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// A density matrix: Hermitian, positive semidefinite, unit trace, with its cached
-/// eigendecomposition `ρ = Σ λ_i |v_i⟩⟨v_i|`.
+/// A density matrix: Hermitian, positive semidefinite, unit trace, with its eigendecomposition
+/// `ρ = Σ λ_i |v_i⟩⟨v_i|` computed on first use and cached.
 ///
-/// Cloning is cheap for the decomposition (shared through an `Arc`) and copies the matrix.
+/// Cloning is cheap: the matrix and the (possibly not yet computed) decomposition are shared
+/// through an `Arc`, so a decomposition computed through one clone serves all of them.
+/// `Send + Sync`: the cache is a [`OnceLock`].
 #[derive(Clone, Debug)]
 pub struct DensityMatrix {
-    mat: Array2<Complex64>,
-    eigen: Arc<Eigen>,
+    inner: Arc<Stored>,
     backend: Backend,
 }
 
+/// The shared part of a [`DensityMatrix`].
+#[derive(Debug)]
+struct Stored {
+    mat: Array2<Complex64>,
+    eigen: OnceLock<Eigen>,
+}
+
 impl DensityMatrix {
-    /// Validate `a` with the default tolerance and backend. Cost: one full eigendecomposition.
+    /// Validate `a` with the default tolerance and backend. Cost: one Cholesky factorisation
+    /// (the decomposition is computed later, when a quantity needs it).
     ///
     /// Errors: [`Error::NotSquare`], [`Error::Empty`], [`Error::NonFinite`], [`Error::NotHermitian`],
     /// [`Error::NotPositiveSemidefinite`] (smallest eigenvalue below `−tol`), [`Error::TraceNotOne`].
@@ -121,10 +169,17 @@ impl DensityMatrix {
     }
 
     /// Validate with an explicit tolerance and eigensolver backend.
-    pub fn with_options(a: Array2<Complex64>, tol: Tolerance, backend: Backend) -> Result<Self> {
-        let d = check_square_finite(&a.view())?;
-        let t = tol.scaled(d, max_abs(&a.view()));
-        let h = hermitian_part(&a.view(), t)?;
+    ///
+    /// PSD check (docs/conventions.md, "Validation tolerance"): accept when the Cholesky
+    /// factorisation of `H + t·I` succeeds (`λ_min(H) ≥ −t` up to its `O(d·ε·‖H‖)` backward
+    /// error); otherwise compute the eigenvalues of `H` and reject when `λ_min < −t`.
+    pub fn with_options(
+        mut a: Array2<Complex64>,
+        tol: Tolerance,
+        backend: Backend,
+    ) -> Result<Self> {
+        let (d, t) = symmetrize_checked(&mut a, tol)?;
+        let h = a;
         let trace: f64 = (0..d).map(|i| h[[i, i]].re).sum();
         if (trace - 1.0).abs() > t {
             return Err(Error::TraceNotOne {
@@ -132,17 +187,24 @@ impl DensityMatrix {
                 tolerance: t,
             });
         }
-        let eigen = Eigen::compute(h.view(), backend)?;
-        let min = eigen.values().iter().copied().fold(f64::INFINITY, f64::min);
-        if min < -t {
-            return Err(Error::NotPositiveSemidefinite {
-                min_eigenvalue: min,
-                tolerance: t,
-            });
+        if !backend.is_positive_definite(h.view(), t)? {
+            let min = backend
+                .eigvalsh(h.view())?
+                .iter()
+                .copied()
+                .fold(f64::INFINITY, f64::min);
+            if min < -t {
+                return Err(Error::NotPositiveSemidefinite {
+                    min_eigenvalue: min,
+                    tolerance: t,
+                });
+            }
         }
         Ok(DensityMatrix {
-            mat: h,
-            eigen: Arc::new(eigen),
+            inner: Arc::new(Stored {
+                mat: h,
+                eigen: OnceLock::new(),
+            }),
             backend,
         })
     }
@@ -210,56 +272,70 @@ impl DensityMatrix {
                     right: s.dim(),
                 });
             }
-            acc.scaled_add(Complex64::new(*w, 0.0), &s.mat);
+            acc.scaled_add(Complex64::new(*w, 0.0), s.matrix());
         }
         Self::new(acc)
     }
 
-    /// The same state decomposed with another backend (recomputes the decomposition).
+    /// The same state with another backend (re-validated with the default tolerance; decomposed
+    /// with `backend` when first needed).
     pub fn with_backend(&self, backend: Backend) -> Result<Self> {
-        Self::with_options(self.mat.clone(), Tolerance::default(), backend)
+        Self::with_options(self.inner.mat.clone(), Tolerance::default(), backend)
     }
 
     /// Dimension `d`.
     pub fn dim(&self) -> usize {
-        self.mat.nrows()
+        self.inner.mat.nrows()
     }
     /// The (exactly Hermitian) matrix.
     pub fn matrix(&self) -> &Array2<Complex64> {
-        &self.mat
+        &self.inner.mat
     }
-    /// The cached eigendecomposition.
-    pub fn eigen(&self) -> &Eigen {
-        &self.eigen
+    /// The eigendecomposition, computed with [`DensityMatrix::backend`] on the first call and
+    /// cached (shared by clones). Errors: [`Error::Eigensolver`] when the solver fails (the failure
+    /// is not cached; a later call tries again).
+    pub fn eigen(&self) -> Result<&Eigen> {
+        let cache = &self.inner.eigen;
+        if let Some(e) = cache.get() {
+            return Ok(e);
+        }
+        let e = Eigen::compute(self.inner.mat.view(), self.backend)?;
+        // another thread may have won the race with an identical decomposition: either is fine
+        Ok(cache.get_or_init(|| e))
     }
-    /// The backend that computed the decomposition (used for every further solve on this state).
+    /// Whether the eigendecomposition has been computed already (no computation).
+    pub fn is_decomposed(&self) -> bool {
+        self.inner.eigen.get().is_some()
+    }
+    /// The backend that computes the decomposition (used for every further solve on this state).
     pub fn backend(&self) -> Backend {
         self.backend
     }
     /// The matrix as a nalgebra `DMatrix`.
     pub fn to_nalgebra(&self) -> DMatrix<Complex64> {
-        DMatrix::from_fn(self.dim(), self.dim(), |i, j| self.mat[[i, j]])
+        DMatrix::from_fn(self.dim(), self.dim(), |i, j| self.inner.mat[[i, j]])
     }
-    /// Rank (eigenvalues above the zero threshold).
-    pub fn rank(&self) -> usize {
-        self.eigen.rank()
+    /// Rank (eigenvalues above the zero threshold); needs the decomposition.
+    pub fn rank(&self) -> Result<usize> {
+        Ok(self.eigen()?.rank())
     }
-    /// Purity `Tr ρ²`.
+    /// Purity `Tr ρ² = Σ_ij |ρ_ij|²` (Frobenius norm squared; no decomposition).
     pub fn purity(&self) -> f64 {
-        self.eigen.values().iter().map(|&l| l * l).sum()
+        self.inner.mat.iter().map(|z| z.norm_sqr()).sum()
     }
-    /// Von Neumann entropy `−Tr ρ ln ρ` (nats).
-    pub fn entropy(&self) -> f64 {
-        -(0..self.dim())
-            .map(|i| self.eigen.clamped(i))
+    /// Von Neumann entropy `−Tr ρ ln ρ` (nats); needs the decomposition.
+    pub fn entropy(&self) -> Result<f64> {
+        let e = self.eigen()?;
+        Ok(-(0..self.dim())
+            .map(|i| e.clamped(i))
             .filter(|&l| l > 0.0)
             .map(|l| l * l.ln())
-            .sum::<f64>()
+            .sum::<f64>())
     }
 
     /// Tensor product `ρ ⊗ σ` (Kronecker product, `ρ`'s index major).
     pub fn tensor(&self, other: &DensityMatrix) -> Result<DensityMatrix> {
-        Self::new(kron(&self.mat.view(), &other.mat.view()))
+        Self::new(kron(&self.matrix().view(), &other.matrix().view()))
     }
 
     /// Partial trace: `dims` are the subsystem dimensions (product = `d`, first subsystem most
@@ -299,7 +375,9 @@ impl DensityMatrix {
             digits.iter().zip(dims).fold(0, |acc, (&x, &n)| acc * n + x)
         };
         let out = Array2::from_shape_fn((dk, dk), |(a, b)| {
-            (0..dt).map(|t| self.mat[[flat(a, t), flat(b, t)]]).sum()
+            (0..dt)
+                .map(|t| self.inner.mat[[flat(a, t), flat(b, t)]])
+                .sum()
         });
         Self::new(out)
     }
@@ -307,7 +385,7 @@ impl DensityMatrix {
     /// Unitary conjugation `U ρ U†`; `U` must be unitary within tolerance.
     pub fn conjugate(&self, u: &Array2<Complex64>) -> Result<DensityMatrix> {
         check_isometry(&u.view(), self.dim())?;
-        Self::new(u.dot(&self.mat).dot(&dagger(&u.view())))
+        Self::new(u.dot(self.matrix()).dot(&dagger(&u.view())))
     }
 
     /// Apply a channel, `Φ(ρ) = Σ_k K_k ρ K_k†`.
@@ -319,7 +397,7 @@ impl DensityMatrix {
                 right: self.dim(),
             });
         }
-        Self::new(channel.apply_matrix(&self.mat))
+        Self::new(channel.apply_matrix(self.matrix()))
     }
 
     /// Hilbert–Schmidt random state of rank `rank` (`1 ≤ rank ≤ d`): `G G† / Tr(G G†)` with `G` a

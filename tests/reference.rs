@@ -218,12 +218,26 @@ fn report(label: &str, t: &Tally) {
     assert!(t.checked > 500, "fixture too small: {}", t.checked);
 }
 
+#[cfg(feature = "openblas")]
 #[test]
 fn reference_values_lapack() {
+    report("lapack backend", &run(Backend::Lapack));
+}
+
+/// The default ([`Backend::Auto`] with the `openblas` feature: nalgebra at small d, LAPACK above).
+#[test]
+fn reference_values_default_backend() {
     report("default backend", &run(Backend::default()));
 }
 
 #[test]
 fn reference_values_nalgebra() {
     report("nalgebra backend", &run(Backend::Nalgebra));
+}
+
+/// faer explicitly (the default only reaches it from `AUTO_FAER_FROM`, beyond the fixtures' sizes).
+#[cfg(feature = "faer")]
+#[test]
+fn reference_values_faer() {
+    report("faer backend", &run(Backend::Faer));
 }

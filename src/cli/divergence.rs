@@ -52,7 +52,8 @@ pub struct Args {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Eigensolver backend: lapack, lapack-mrrr or nalgebra.
+    /// Eigensolver backend: auto (nalgebra at small d, LAPACK and faer above; the default), lapack,
+    /// lapack-mrrr, nalgebra or faer.
     #[arg(long, default_value = "default")]
     pub backend: String,
     /// Base validation tolerance (scaled by √d and the matrix size, see docs/conventions.md).

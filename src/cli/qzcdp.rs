@@ -24,7 +24,8 @@ pub struct PairArgs {
     /// Second state σ = M(x').
     #[arg(long)]
     pub sigma: PathBuf,
-    /// Eigensolver backend: lapack, lapack-mrrr or nalgebra.
+    /// Eigensolver backend: auto (nalgebra at small d, LAPACK and faer above; the default), lapack,
+    /// lapack-mrrr, nalgebra or faer.
     #[arg(long, default_value = "default")]
     pub backend: String,
     /// Base validation tolerance.

@@ -97,6 +97,16 @@ mod tests {
     use crate::error::Error;
     use crate::spectral::blas_threads;
     use rand::SeedableRng;
+    use std::sync::{Mutex, MutexGuard};
+
+    /// The BLAS thread count is process-global and every batch call sets and restores it: tests
+    /// that run batches take this lock, so that one test's `set_blas_threads(1)` is never read as
+    /// another's "before" (the restore check failed intermittently under `cargo test --release`).
+    static BLAS_THREADS: Mutex<()> = Mutex::new(());
+
+    fn blas_lock() -> MutexGuard<'static, ()> {
+        BLAS_THREADS.lock().unwrap_or_else(|e| e.into_inner())
+    }
 
     fn random_pairs(d: usize, n: usize) -> Vec<(DensityMatrix, DensityMatrix)> {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(d as u64);
@@ -111,6 +121,7 @@ mod tests {
 
     #[test]
     fn batch_equals_one_pair_api_bit_for_bit() {
+        let _serial = blas_lock();
         for d in [2, 3, 8] {
             let pairs = random_pairs(d, 17);
             for family in Family::ALL {
@@ -141,6 +152,7 @@ mod tests {
 
     #[test]
     fn batch_keeps_per_pair_errors_and_restores_blas_threads() {
+        let _serial = blas_lock();
         let before = blas_threads();
         let mut pairs = random_pairs(2, 3);
         let big = random_pairs(3, 1).remove(0);
@@ -157,6 +169,7 @@ mod tests {
 
     #[test]
     fn batch_states_validates_each_matrix() {
+        let _serial = blas_lock();
         let good = random_pairs(4, 2)
             .into_iter()
             .map(|(r, _)| r.matrix().clone())

@@ -139,7 +139,7 @@ impl<'a> Pair<'a> {
         if let Some(b) = self.basis.get() {
             return Ok(b);
         }
-        let (er, es) = (self.rho.eigen(), self.sigma.eigen());
+        let (er, es) = (self.rho.eigen()?, self.sigma.eigen()?);
         let w = adjoint_times(&es.vectors().view(), &er.vectors().view());
         let lambda = er.values();
         let (support, kernel) = (es.support(), es.kernel());
@@ -168,19 +168,17 @@ impl<'a> Pair<'a> {
     }
 
     /// `ρ' = V_σ† ρ V_σ` as the Gram matrix of `W diag(√λ)` (exactly Hermitian, real
-    /// non-negative diagonal; eigenvalues of `ρ` below zero by rounding count as 0).
+    /// non-negative diagonal; eigenvalues of `ρ` at or below the zero threshold count as 0).
     fn rho_in_basis(&self) -> Result<&Array2<Complex64>> {
         if let Some(r) = self.rho_in_basis.get() {
             return Ok(r);
         }
         let w = &self.basis()?.w;
-        let sqrt_l: Vec<f64> = self
-            .rho
-            .eigen()
-            .values()
-            .iter()
-            .map(|l| l.max(0.0).sqrt())
-            .collect();
+        // eigenvalues at or below the zero threshold are exact zeros (docs/conventions.md): a
+        // rounding-level λ ≈ 1e-17 on ker σ would otherwise count as weight at L = +∞ and, near
+        // α = 1, move D̃_α(ρ‖ρ) by 1e-17/|α − 1|
+        let er = self.rho.eigen()?;
+        let sqrt_l: Vec<f64> = (0..er.dim()).map(|i| er.clamped(i).sqrt()).collect();
         let c = Array2::from_shape_fn(w.dim(), |(j, i)| w[[j, i]] * sqrt_l[i]);
         Ok(self.rho_in_basis.get_or_init(|| gram(&c.view())))
     }
@@ -192,7 +190,7 @@ impl<'a> Pair<'a> {
             return Ok(f);
         }
         let b = self.basis()?;
-        let (er, es) = (self.rho.eigen(), self.sigma.eigen());
+        let (er, es) = (self.rho.eigen()?, self.sigma.eigen()?);
         let cut = overlap_cutoff(self.rho.dim());
         let rs = er.support();
         let lambda: Vec<f64> = rs.iter().map(|&i| er.values()[i]).collect();
@@ -262,7 +260,7 @@ impl<'a> Pair<'a> {
             return Ok(m);
         }
         let b = self.basis()?;
-        let es = self.sigma.eigen();
+        let es = self.sigma.eigen()?;
         let backend = self.rho.backend();
         let rho = self.rho_in_basis()?;
         let (s, k) = (&b.support, &b.kernel);
@@ -276,7 +274,7 @@ impl<'a> Pair<'a> {
         // additivity for PSD block matrices) rank ρ − rank ρ'_kk — only that many eigenvalues of T
         // are genuine, the rest is cancellation noise of the Schur complement.
         let (t, rank_ac) = if b.supported || k.is_empty() {
-            (scaled(&|a, c| rho[[s[a], s[c]]]), self.rho.rank())
+            (scaled(&|a, c| rho[[s[a], s[c]]]), self.rho.rank()?)
         } else {
             // absolutely continuous part of ρ with respect to σ (Schur complement), as ρ leaks
             let rho_ss = rho.select(Axis(0), s).select(Axis(1), s);
@@ -287,7 +285,7 @@ impl<'a> Pair<'a> {
             let rho_ac = rho_ss - rho_sk.dot(&pinv).dot(&dagger(&rho_sk.view()));
             (
                 scaled(&|a, c| rho_ac[[a, c]]),
-                self.rho.rank().saturating_sub(ekk.rank()),
+                self.rho.rank()?.saturating_sub(ekk.rank()),
             )
         };
         let (tv, vecs) = backend.eigh(t.view())?;
@@ -298,7 +296,7 @@ impl<'a> Pair<'a> {
         let mass_thr = if b.supported {
             0.0
         } else {
-            zero_threshold(self.rho.dim(), self.rho.eigen().max_value())
+            zero_threshold(self.rho.dim(), self.rho.eigen()?.max_value())
         };
         let keep_from = n.saturating_sub(rank_ac);
         let mut terms = Vec::with_capacity(n + 1);
@@ -477,7 +475,7 @@ impl SandwichedView<'_> {
     fn parts(&self, alpha: f64) -> Result<(Terms, Vec<f64>, f64)> {
         let b = self.basis;
         let rho = self.rho_in_basis;
-        let es = self.sigma.eigen();
+        let es = self.sigma.eigen()?;
         let gamma = (1.0 - alpha) / alpha;
         let s = &b.support;
         let logs: Vec<f64> = s.iter().map(|&j| gamma * es.clamped(j).ln()).collect();
@@ -488,7 +486,7 @@ impl SandwichedView<'_> {
         let backend = self.rho.backend();
         let kept: Vec<f64> = if alpha < 1.0 {
             // ν = s², s the singular values of B = σ^{γ/2} ρ^{1/2} = D_s^{γ/2} (V†W)[s, supp ρ] Λ^{1/2}
-            let er = self.rho.eigen();
+            let er = self.rho.eigen()?;
             let rs = er.support();
             let u = &b.w;
             let root: Vec<f64> = rs.iter().map(|&i| er.values()[i].sqrt()).collect();
@@ -508,10 +506,10 @@ impl SandwichedView<'_> {
                 Array2::from_shape_fn((n, n), |(x, y)| rho[[s[x], s[y]]] * (scale[x] * scale[y]));
             let nu = backend.eigvalsh(a.view())?;
             let smax = scale.iter().fold(0.0f64, |m, &x| m.max(x * x));
-            let thr = zero_threshold(n, self.rho.eigen().max_value() * smax);
+            let thr = zero_threshold(n, self.rho.eigen()?.max_value() * smax);
             top_rank(
                 nu.as_slice().unwrap_or(&[]),
-                self.rho.rank(),
+                self.rho.rank()?,
                 if b.supported { 0.0 } else { thr },
             )
         };

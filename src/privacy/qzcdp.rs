@@ -186,9 +186,12 @@ impl<'a> Curve<'a> {
 /// (docs/conventions.md "Accuracy": a rounding-level change of the stored `ρ` moves `D` by up to
 /// `≈ ε_mach‖ρ‖/λ_min(σ)`), with the `16·d` factor of the zero threshold:
 /// `16·d·ε_mach·λ_max(ρ)/λ_min⁺(σ)`, `λ_min⁺(σ)` the smallest eigenvalue of `σ` on its support
-/// (rounded up; `+∞` when `σ` has no support, which validation excludes).
+/// (rounded up; `+∞` when `σ` has no support, which validation excludes, or when a decomposition
+/// fails).
 fn conditioning(rho: &DensityMatrix, sigma: &DensityMatrix) -> f64 {
-    let es = sigma.eigen();
+    let (Ok(es), Ok(er)) = (sigma.eigen(), rho.eigen()) else {
+        return f64::INFINITY;
+    };
     let lmin = es
         .support()
         .into_iter()
@@ -198,7 +201,7 @@ fn conditioning(rho: &DensityMatrix, sigma: &DensityMatrix) -> f64 {
         return f64::INFINITY;
     }
     let scale = pt(16.0 * rho.dim() as f64).mul(pt(EPS));
-    scale.mul(pt(rho.eigen().max_value())).div(pt(lmin)).hi
+    scale.mul(pt(er.max_value())).div(pt(lmin)).hi
 }
 
 /// Split point of `[a, b] ⊂ [1, ∞)`: geometric in `α − 1` over wide ranges, else arithmetic.

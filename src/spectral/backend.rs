@@ -1,7 +1,8 @@
 //! Eigensolver backends behind one interface.
 //!
 //! [`EigenSolver`] is the trait every backend implements; [`Backend`] is the enum the rest of the
-//! crate stores and passes around (cheap to copy, `Send + Sync`). Two implementations exist:
+//! crate stores and passes around (cheap to copy, `Send + Sync`). Three implementations exist, and
+//! one policy that picks between them per call:
 //!
 //! * [`Backend::Lapack`] — LAPACK `zheevd`/`dsyevd` (divide and conquer) from the system OpenBLAS,
 //!   called directly on column-major copies; values-only calls use `jobz = 'N'`. Cost `O(d³)` with
@@ -9,7 +10,19 @@
 //!   instead, kept for benchmarking and as a fallback. Both need the default `openblas` feature.
 //! * [`Backend::Nalgebra`] — nalgebra's pure-Rust symmetric QR algorithm (`SymmetricEigen::try_new`
 //!   with an iteration cap, so it cannot loop forever), eigenvalues sorted afterwards. Slower, but
-//!   independent code: the tests use it to cross-check LAPACK.
+//!   independent code: the tests use it to cross-check LAPACK. Without LAPACK's fixed per-call
+//!   costs it is the faster one at small `d`.
+//! * [`Backend::Faer`] — faer's pure-Rust blocked solvers (default `faer` feature): the fastest
+//!   full Hermitian decomposition here from d ≈ 192 on (2× `zheevd` at d = 512).
+//! * [`Backend::Auto`] (the default with the `openblas` feature) — per call, on the matrix
+//!   dimension: nalgebra below the measured crossovers ([`AUTO_NALGEBRA_BELOW`],
+//!   [`AUTO_NALGEBRA_VALUES_BELOW`], [`AUTO_NALGEBRA_CHOLESKY_BELOW`]), faer for full
+//!   decompositions from [`AUTO_FAER_FROM`], LAPACK (`zheevd`, `zpotrf`) otherwise. Real symmetric solves and singular values always go to LAPACK (not measured against
+//!   nalgebra). Auto never uses MRRR: `zheevr` is faster for full decompositions at large `d` (one
+//!   thread, d = 1024: see `spectral/d=1024`), but its eigenvectors are less orthogonal —
+//!   `‖V†V − I‖_F` = 1.7e-12 at d = 300 and 5.0e-12 at d = 1024 against `zheevd`'s 4.5e-14 and
+//!   1.3e-13 (Ginibre-Hermitian test matrices; residuals `‖AV − VΛ‖_F/‖A‖_F` ≈ 4e-15 for both) —
+//!   too much to keep the divergences within 1e-12 of the `zheevd` values.
 //!
 //! Every solver returns eigenvalues in ascending order and eigenvectors as the columns of the
 //! returned matrix, `A = V diag(λ) V†`.
@@ -39,9 +52,47 @@ pub trait EigenSolver {
     /// values `s` of `B` carry absolute error `≈ ε‖B‖`, so `s²` keeps relative accuracy down to
     /// `s² ≈ ε‖B‖ s`, where an eigensolver on `B B†` would stop at `ε‖B‖²`.
     fn singular_values(&self, a: ArrayView2<Complex64>) -> Result<Array1<f64>>;
+    /// Whether `A + shift·I` is positive definite, decided by a Cholesky factorisation (`A`
+    /// Hermitian; only one triangle is read). `Ok(false)` when the factorisation meets a pivot
+    /// `≤ 0`; `Err` only when the routine itself fails (bad argument).
+    ///
+    /// Cost `d³/3` flops, against `≈ 9d³`–`25d³` for a full eigendecomposition. Backward error
+    /// (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., Theorem 10.3): success
+    /// means `A + shift·I + E` is positive definite for some `‖E‖₂ ≤ c·d·ε·‖A + shift·I‖₂`, i.e.
+    /// `λ_min(A) > −shift − c·d·ε·‖A + shift·I‖₂`; this is how [`crate::state`] checks PSD.
+    fn is_positive_definite(&self, a: ArrayView2<Complex64>, shift: f64) -> Result<bool>;
 }
 
-/// Which eigensolver to use. `Backend::default()` is [`Backend::Lapack`] when the `openblas`
+/// [`Backend::Auto`] uses nalgebra for a full complex decomposition (`eigh`) of dimension below
+/// this, LAPACK `zheevd` from here on. Measured with `cargo bench --bench spectral` (criterion, one
+/// BLAS thread, two short runs on this shared 2-core machine, nalgebra vs `zheevd`): d = 16: 29 vs
+/// 38 µs and 38 vs 51 µs; d = 24: 82 vs 104 µs and 120 vs 104 µs (a tie within the noise);
+/// d = 32: 173 vs 132 µs and 276 vs 218 µs.
+pub const AUTO_NALGEBRA_BELOW: usize = 24;
+
+/// [`Backend::Auto`] uses nalgebra for complex eigenvalues only (`eigvalsh`) below this dimension,
+/// `zheevd` (jobz = 'N') from here on. Measured as [`AUTO_NALGEBRA_BELOW`] (nalgebra vs `zheevd`):
+/// d = 4: 1.40 vs 2.10 µs and 1.37 vs 2.28 µs; d = 8: 5.57 vs 5.53 µs and 16.1 vs 15.7 µs (ties);
+/// d = 12: 14.3 vs 10.8 µs and 42 vs 23 µs. (nalgebra has no capped values-only driver: it
+/// computes the vectors anyway, which is why LAPACK's `jobz = 'N'` wins so early.)
+pub const AUTO_NALGEBRA_VALUES_BELOW: usize = 8;
+
+/// [`Backend::Auto`] uses nalgebra's Cholesky for [`EigenSolver::is_positive_definite`] below this
+/// dimension, LAPACK `zpotrf` from here on. Measured as [`AUTO_NALGEBRA_BELOW`] (nalgebra vs
+/// `zpotrf`, copies included): d = 4: 177 vs 222 ns and 189 vs 217 ns; d = 8: 585 vs 506 ns and
+/// 1.44 vs 0.96 µs; d = 16: 2.07 vs 1.53 µs.
+pub const AUTO_NALGEBRA_CHOLESKY_BELOW: usize = 8;
+
+/// [`Backend::Auto`] uses faer for a full complex decomposition (`eigh`) from this dimension on
+/// (feature `faer`). Measured (median of 9, faer 0.23 vs OpenBLAS 0.3.21 `zheevd`, same matrices,
+/// harness and table in docs/PERFORMANCE.md, "faer"), one thread: d = 128:
+/// 2.98 vs 3.09 ms (a tie); d = 192: 7.7 vs 8.7 ms; d = 256: 15.3 vs 18.4 ms; d = 512: 89 vs 171 ms;
+/// two threads: d = 192: 6.4 vs 8.6 ms; d = 512: 65 vs 93 ms. Values only, `zheevd` stays as fast
+/// or faster (d = 256: 8.7 vs 8.4 ms), so `eigvalsh` keeps LAPACK. faer's eigenvectors are as
+/// orthogonal as `zheevd`'s (`‖V†V − I‖_F` = 6e-14 at d = 256, 9e-14 at d = 512).
+pub const AUTO_FAER_FROM: usize = 192;
+
+/// Which eigensolver to use. `Backend::default()` is [`Backend::Auto`] when the `openblas`
 /// feature is enabled (the default) and [`Backend::Nalgebra`] otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Backend {
@@ -51,12 +102,32 @@ pub enum Backend {
     LapackMrrr,
     /// nalgebra's pure-Rust implicit QR (`SymmetricEigen::try_new`).
     Nalgebra,
+    /// Per call, on the dimension `d`: [`Backend::Nalgebra`] below the measured crossovers
+    /// ([`AUTO_NALGEBRA_BELOW`] for full decompositions, [`AUTO_NALGEBRA_VALUES_BELOW`] for values
+    /// only, [`AUTO_NALGEBRA_CHOLESKY_BELOW`] for the PSD check), [`Backend::Faer`] for full
+    /// decompositions from [`AUTO_FAER_FROM`], [`Backend::Lapack`] otherwise (real symmetric solves
+    /// and singular values always LAPACK). Without the `openblas` feature faer takes LAPACK's
+    /// place, without either feature nalgebra does. The default when `openblas` is enabled.
+    Auto,
+    /// faer's pure-Rust solvers (`self_adjoint_eigen`, `self_adjoint_eigenvalues`,
+    /// `singular_values`, `llt`); needs the default `faer` feature.
+    Faer,
+}
+
+/// The kind of call, for [`Backend::Auto`]'s choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    Vectors,
+    Values,
+    Cholesky,
+    /// Real symmetric solves and SVDs (LAPACK whenever available).
+    Other,
 }
 
 impl Default for Backend {
     fn default() -> Self {
         if cfg!(feature = "openblas") {
-            Backend::Lapack
+            Backend::Auto
         } else {
             Backend::Nalgebra
         }
@@ -70,10 +141,12 @@ impl std::str::FromStr for Backend {
             "lapack" | "zheevd" => Ok(Backend::Lapack),
             "lapack-mrrr" | "zheevr" => Ok(Backend::LapackMrrr),
             "nalgebra" => Ok(Backend::Nalgebra),
+            "auto" => Ok(Backend::Auto),
+            "faer" => Ok(Backend::Faer),
             other => Err(Error::Parse {
                 what: "backend".into(),
                 reason: format!(
-                    "unknown backend {other:?} (expected lapack, lapack-mrrr or nalgebra)"
+                    "unknown backend {other:?} (expected auto, lapack, lapack-mrrr, nalgebra or faer)"
                 ),
             }),
         }
@@ -83,12 +156,47 @@ impl std::str::FromStr for Backend {
 impl Backend {
     /// Backends compiled into this build, default first.
     pub fn available() -> Vec<Backend> {
-        if cfg!(feature = "openblas") {
-            vec![Backend::Lapack, Backend::LapackMrrr, Backend::Nalgebra]
+        let mut all = if cfg!(feature = "openblas") {
+            vec![
+                Backend::Auto,
+                Backend::Lapack,
+                Backend::LapackMrrr,
+                Backend::Nalgebra,
+            ]
         } else {
             vec![Backend::Nalgebra]
+        };
+        if cfg!(feature = "faer") {
+            all.push(Backend::Faer);
+        }
+        all
+    }
+
+    /// The concrete backend that runs a call of kind `op` on a `d × d` matrix ([`Backend::Auto`]'s
+    /// policy; every other backend is itself).
+    fn resolve(self, op: Op, d: usize) -> Backend {
+        if self != Backend::Auto {
+            return self;
+        }
+        let (lapack, faer) = (cfg!(feature = "openblas"), cfg!(feature = "faer"));
+        match op {
+            Op::Vectors if d < AUTO_NALGEBRA_BELOW => Backend::Nalgebra,
+            Op::Values if d < AUTO_NALGEBRA_VALUES_BELOW => Backend::Nalgebra,
+            Op::Cholesky if d < AUTO_NALGEBRA_CHOLESKY_BELOW => Backend::Nalgebra,
+            Op::Vectors if faer && d >= AUTO_FAER_FROM => Backend::Faer,
+            _ if lapack => Backend::Lapack,
+            _ if faer => Backend::Faer,
+            _ => Backend::Nalgebra,
         }
     }
+}
+
+#[cfg(not(feature = "faer"))]
+fn faer_missing<T>() -> Result<T> {
+    Err(Error::Eigensolver {
+        backend: "faer",
+        reason: "qrenyi was built without the `faer` feature; use another backend".into(),
+    })
 }
 
 #[cfg(not(feature = "openblas"))]
@@ -99,16 +207,25 @@ fn lapack_missing<T>() -> Result<T> {
     })
 }
 
+/// Run `$method($args)` on the concrete backend [`Backend::resolve`] picks for `$op` at
+/// dimension `$d`.
 macro_rules! dispatch {
-    ($self:ident, $method:ident, $a:ident) => {
-        match $self {
+    ($self:ident, $op:expr, $d:expr, $method:ident($($arg:expr),*)) => {
+        match $self.resolve($op, $d) {
             #[cfg(feature = "openblas")]
-            Backend::Lapack => super::lapack::Lapack { mrrr: false }.$method($a),
+            Backend::Lapack => super::lapack::Lapack { mrrr: false }.$method($($arg),*),
             #[cfg(feature = "openblas")]
-            Backend::LapackMrrr => super::lapack::Lapack { mrrr: true }.$method($a),
+            Backend::LapackMrrr => super::lapack::Lapack { mrrr: true }.$method($($arg),*),
             #[cfg(not(feature = "openblas"))]
             Backend::Lapack | Backend::LapackMrrr => lapack_missing(),
-            Backend::Nalgebra => super::nalgebra_backend::Nalgebra.$method($a),
+            #[cfg(feature = "faer")]
+            Backend::Faer => super::faer_backend::Faer.$method($($arg),*),
+            #[cfg(not(feature = "faer"))]
+            Backend::Faer => faer_missing(),
+            // resolve never returns Auto; nalgebra is its portable answer anyway
+            Backend::Nalgebra | Backend::Auto => {
+                super::nalgebra_backend::Nalgebra.$method($($arg),*)
+            }
         }
     };
 }
@@ -119,26 +236,37 @@ impl EigenSolver for Backend {
             Backend::Lapack => "lapack-zheevd",
             Backend::LapackMrrr => "lapack-zheevr",
             Backend::Nalgebra => "nalgebra",
+            Backend::Auto => "auto",
+            Backend::Faer => "faer",
         }
     }
     fn eigh(&self, a: ArrayView2<Complex64>) -> Result<(Array1<f64>, Array2<Complex64>)> {
         check_square(&a)?;
-        dispatch!(self, eigh, a)
+        dispatch!(self, Op::Vectors, a.nrows(), eigh(a))
     }
     fn eigvalsh(&self, a: ArrayView2<Complex64>) -> Result<Array1<f64>> {
         check_square(&a)?;
-        dispatch!(self, eigvalsh, a)
+        dispatch!(self, Op::Values, a.nrows(), eigvalsh(a))
     }
     fn eigh_real(&self, a: ArrayView2<f64>) -> Result<(Array1<f64>, Array2<f64>)> {
         check_square(&a)?;
-        dispatch!(self, eigh_real, a)
+        dispatch!(self, Op::Other, a.nrows(), eigh_real(a))
     }
     fn eigvalsh_real(&self, a: ArrayView2<f64>) -> Result<Array1<f64>> {
         check_square(&a)?;
-        dispatch!(self, eigvalsh_real, a)
+        dispatch!(self, Op::Other, a.nrows(), eigvalsh_real(a))
     }
     fn singular_values(&self, a: ArrayView2<Complex64>) -> Result<Array1<f64>> {
-        dispatch!(self, singular_values, a)
+        dispatch!(self, Op::Other, a.nrows(), singular_values(a))
+    }
+    fn is_positive_definite(&self, a: ArrayView2<Complex64>, shift: f64) -> Result<bool> {
+        check_square(&a)?;
+        dispatch!(
+            self,
+            Op::Cholesky,
+            a.nrows(),
+            is_positive_definite(a, shift)
+        )
     }
 }
 

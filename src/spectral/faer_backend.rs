@@ -73,4 +73,32 @@ impl EigenSolver for Faer {
     fn singular_values(&self, a: ArrayView2<Complex64>) -> Result<Array1<f64>> {
         finite(to_faer(&a).singular_values().map_err(failure)?)
     }
+    /// faer's `llt` (lower): its only failure is a non-positive (real) pivot.
+    fn is_positive_definite(&self, a: ArrayView2<Complex64>, shift: f64) -> Result<bool> {
+        let n = a.nrows();
+        let m = Mat::from_fn(n, n, |i, j| {
+            if i == j {
+                Complex64::new(a[[i, i]].re + shift, 0.0)
+            } else {
+                a[[i, j]]
+            }
+        });
+        Ok(m.llt(Side::Lower).is_ok())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faer_cholesky_decides_definiteness_of_complex_hermitian() {
+        // eigenvalues −1 and 3
+        let a = ndarray::arr2(&[
+            [Complex64::new(1.0, 0.0), Complex64::new(0.0, 2.0)],
+            [Complex64::new(0.0, -2.0), Complex64::new(1.0, 0.0)],
+        ]);
+        assert!(!Faer.is_positive_definite(a.view(), 0.99).unwrap());
+        assert!(Faer.is_positive_definite(a.view(), 1.01).unwrap());
+    }
 }

@@ -1,4 +1,5 @@
-//! LAPACK eigensolvers (`zheevd`/`zheevr`, `dsyevd`/`dsyevr`) on column-major copies.
+//! LAPACK eigensolvers (`zheevd`/`zheevr`, `dsyevd`/`dsyevr`) and the Cholesky test (`zpotrf`) on
+//! column-major copies.
 //!
 //! ndarray-linalg's `eigh` calls the slow `zheev` driver, computes vectors even for `eigvalsh`, and
 //! returns conjugated vectors for row-major complex input; calling LAPACK directly avoids all three.
@@ -291,6 +292,25 @@ fn zgesdd(a: &ArrayView2<Complex64>) -> Result<Vec<f64>> {
     Ok(s)
 }
 
+/// `zpotrf` (lower) on `A + shift·I`: `Ok(true)` when the factorisation completes, `Ok(false)` on
+/// a non-positive pivot (`info > 0`).
+fn zpotrf_succeeds(a: &ArrayView2<Complex64>, shift: f64) -> Result<bool> {
+    let nu = a.nrows();
+    let n = dim_i32(nu)?;
+    let mut buf = col_major(a);
+    for i in 0..nu {
+        buf[i * nu + i] = c64::new(buf[i * nu + i].re + shift, 0.0);
+    }
+    let mut info = 0;
+    unsafe {
+        lapack::zpotrf(b'L', n, &mut buf, n.max(1), &mut info);
+    }
+    if info < 0 {
+        return Err(lapack_error("zpotrf", info));
+    }
+    Ok(info == 0)
+}
+
 fn vectors_from<T>(n: usize, buf: Vec<T>) -> Result<Array2<T>> {
     Array2::from_shape_vec((n, n).f(), buf).map_err(|e| Error::Eigensolver {
         backend: "lapack",
@@ -331,5 +351,8 @@ impl EigenSolver for Lapack {
     }
     fn singular_values(&self, a: ArrayView2<Complex64>) -> Result<Array1<f64>> {
         Ok(Array1::from(zgesdd(&a)?))
+    }
+    fn is_positive_definite(&self, a: ArrayView2<Complex64>, shift: f64) -> Result<bool> {
+        zpotrf_succeeds(&a, shift)
     }
 }

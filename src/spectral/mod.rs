@@ -18,7 +18,10 @@ mod lapack;
 mod nalgebra_backend;
 mod products;
 
-pub use backend::{Backend, EigenSolver};
+pub use backend::{
+    Backend, EigenSolver, AUTO_FAER_FROM, AUTO_NALGEBRA_BELOW, AUTO_NALGEBRA_CHOLESKY_BELOW,
+    AUTO_NALGEBRA_VALUES_BELOW,
+};
 pub use products::{adjoint_times, gram};
 
 use crate::error::Result;

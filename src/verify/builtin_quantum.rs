@@ -86,7 +86,10 @@ pub(crate) fn petz_factor(
     if !value.is_finite() || !alpha.is_finite() {
         return 1.0;
     }
-    let (er, es) = (rho.eigen(), sigma.eigen());
+    // no decomposition, no error estimate: an unbounded factor confirms nothing
+    let (Ok(er), Ok(es)) = (rho.eigen(), sigma.eigen()) else {
+        return f64::INFINITY;
+    };
     let lmax = er.max_value().ln();
     let support: Vec<f64> = es.support().iter().map(|&j| es.values()[j]).collect();
     let smin = support.iter().copied().fold(f64::INFINITY, f64::min).ln();
@@ -106,7 +109,7 @@ pub(crate) fn value_and_factor(
     let v = pair.renyi(family, alpha)?;
     // `supp ρ ⊆ supp σ` is decided by comparing Tr ρ Π_ker σ with τ: within four orders of
     // magnitude of τ either answer may be wrong, and the value (finite or +∞) with it
-    let tau = crate::spectral::zero_threshold(rho.dim(), rho.eigen().max_value());
+    let tau = crate::spectral::zero_threshold(rho.dim(), rho.eigen()?.max_value());
     let leak = pair.leakage()?;
     if leak > 1e-4 * tau && leak < 1e4 * tau {
         return Ok((v, f64::INFINITY));

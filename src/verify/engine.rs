@@ -256,6 +256,16 @@ fn json_num(v: f64) -> Value {
 
 /// A margin evaluation that must not be NaN (a NaN margin is a bug in the statement; it is
 /// reported as an error, never as a pass or a violation).
+/// The backend of the search and of the first evaluation, cross-checked against
+/// [`Backend::Nalgebra`]: LAPACK `zheevd` when built with `openblas` (explicitly, not
+/// `Backend::default()`, whose `Auto` policy would send small matrices to nalgebra too and make
+/// the cross-check compare nalgebra with itself).
+const PRIMARY: Backend = if cfg!(feature = "openblas") {
+    Backend::Lapack
+} else {
+    Backend::Nalgebra
+};
+
 fn eval(s: &dyn Statement, inst: &Instance, backend: Backend) -> Result<Margin> {
     let m = s.margin(inst, backend)?;
     if m.value.is_nan() || m.error.is_nan() {
@@ -297,7 +307,7 @@ fn refine(
         } else {
             x.perturbed_item(rng.random_range(0..n_items), step, rng)
         };
-        match eval(s, &cand, Backend::default()) {
+        match eval(s, &cand, PRIMARY) {
             Ok(m) if m.upper() < best.upper() && m.value > f64::NEG_INFINITY => {
                 x = cand;
                 best = m;
@@ -370,7 +380,7 @@ pub fn run(
     let sampled: Vec<(u64, Option<Margin>)> = trials
         .par_iter()
         .map(|&t| {
-            let m = sample_trial(s, cfg, t).and_then(|inst| eval(s, &inst, Backend::default()));
+            let m = sample_trial(s, cfg, t).and_then(|inst| eval(s, &inst, PRIMARY));
             progress(1);
             (t, m.ok())
         })
@@ -567,7 +577,7 @@ pub fn replay(path: &Path) -> Result<Replay> {
     })?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let inst = Instance::from_json(&doc["items"], dir)?;
-    let m1 = eval(s.as_ref(), &inst, Backend::default())?;
+    let m1 = eval(s.as_ref(), &inst, PRIMARY)?;
     let m2 = eval(s.as_ref(), &inst, Backend::Nalgebra)?;
     let hp = s.margin_high_precision(&inst).transpose()?;
     let err = m1.error.max(m2.error)

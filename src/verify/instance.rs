@@ -95,12 +95,13 @@ impl Item {
         }
     }
 
-    /// A state given by its matrix (generator `ρ^{1/2}`, computed with nalgebra).
-    pub fn state_from_matrix(rho: &DensityMatrix) -> Item {
-        Item::State {
+    /// A state given by its matrix (generator `ρ^{1/2}`, from the state's eigendecomposition).
+    /// Errors: [`crate::Error::Eigensolver`] when the decomposition fails.
+    pub fn state_from_matrix(rho: &DensityMatrix) -> Result<Item> {
+        Ok(Item::State {
             matrix: rho.matrix().clone(),
-            generator: rho.eigen().map(|l| l.max(0.0).sqrt()),
-        }
+            generator: rho.eigen()?.map(|l| l.max(0.0).sqrt()),
+        })
     }
 
     /// A channel from Kraus operators `K_i` (`d_out × d_in` each), stacked into `V`.
@@ -395,7 +396,7 @@ impl Instance {
             let item = match it["kind"].as_str() {
                 Some("state") => {
                     let rho = DensityMatrix::new(matrix()?)?;
-                    Item::state_from_matrix(&rho)
+                    Item::state_from_matrix(&rho)?
                 }
                 Some("distribution") => Item::Distribution(
                     serde_json::from_value(it["values"].clone())
@@ -458,7 +459,7 @@ mod tests {
             .with_scalar("alpha", 2.0, 1.0, 100.0, Scale::Log { offset: 1.0 });
         let moved = inst.perturbed(0.5, &mut rng);
         let rho = moved.state("rho", Backend::default()).unwrap();
-        assert_eq!(rho.rank(), 2);
+        assert_eq!(rho.rank().unwrap(), 2);
         assert_eq!(moved.distribution("p").unwrap()[1], 0.0);
         assert!(moved.channel("phi").is_ok());
         let a = moved.scalar("alpha").unwrap();

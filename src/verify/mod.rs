@@ -184,9 +184,12 @@ pub fn le_gap(lhs: f64, rhs: f64) -> f64 {
 /// Condition number of a state on its support, `λ_max / λ_min` over eigenvalues above the zero
 /// threshold τ — or `+∞` when the smallest support eigenvalue is below `10⁴ τ`, where the
 /// support itself is uncertain (an eigenvalue that close to τ might be rounding noise, and one
-/// just below τ might be real): margins from such states cannot confirm anything.
+/// just below τ might be real): margins from such states cannot confirm anything. Also `+∞`
+/// when the eigendecomposition fails (nothing can be confirmed then either).
 pub fn condition_number(state: &DensityMatrix) -> f64 {
-    let e = state.eigen();
+    let Ok(e) = state.eigen() else {
+        return f64::INFINITY;
+    };
     let min = e
         .support()
         .iter()

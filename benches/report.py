@@ -59,13 +59,20 @@ def dims_of(data, prefix):
 
 def criterion_md(data):
     out = []
-    # spectral
-    names = sorted({k.split("/", 2)[2] for k in data if k.startswith("spectral/")})
-    if names:
+    # spectral: one table per operation, one column per backend (+ zgemm with the Cholesky rows)
+    for op, title in (("eigh", "full decomposition `eigh`"), ("eigvalsh", "eigenvalues only `eigvalsh`"),
+                      ("cholesky", "PSD check `is_positive_definite` (Cholesky), and one zgemm")):
+        names = sorted({k.split("/", 2)[2] for k in data
+                        if k.startswith("spectral/") and k.split("/", 2)[2].startswith(op + "/")})
+        if op == "cholesky":
+            names += ["zgemm"]
         rows = []
         for d in dims_of(data, "spectral"):
-            rows.append([d] + [fmt(data[f"spectral/d={d}/{n}"]) if f"spectral/d={d}/{n}" in data else "—" for n in names])
-        out.append("#### Spectral kernels (median per call)\n\n" + table(["d"] + names, rows))
+            rows.append([d] + [fmt(data[f"spectral/d={d}/{n}"]) if f"spectral/d={d}/{n}" in data else "—"
+                               for n in names])
+        if len(names) > 1:
+            out.append(f"#### Spectral kernels: {title} (median per call)\n\n"
+                       + table(["d"] + [n.split("/", 1)[-1] for n in names], rows))
     # divergences vs floor
     quantities = ["petz", "umegaki", "sandwiched", "maximal", "hockey_stick", "validate"]
     rows = []
@@ -76,8 +83,18 @@ def criterion_md(data):
             row.append(f"{fmt(c)} / {fmt(f)} = **{c / f:.2f}×**" if c and f else "—")
         rows.append(row)
     if rows:
+        for row, d in zip(rows, dims_of(data, "divergence")):
+            dec = data.get(f"divergence/d={d}/decompose")
+            row.append(fmt(dec) if dec else "—")
         out.append("#### Divergence call / its floor (median; ratio = time / floor)\n\n"
-                   + table(["d"] + quantities, rows))
+                   + table(["d"] + quantities + ["decompose (first use of a state)"], rows))
+    # end to end: raw matrices → value
+    e2e = ["petz", "sandwiched", "maximal", "umegaki", "hockey_stick"]
+    rows = [[d] + [fmt(data[f"end_to_end/d={d}/{q}"]) if f"end_to_end/d={d}/{q}" in data else "—" for q in e2e]
+            for d in dims_of(data, "end_to_end")]
+    if rows:
+        out.append("#### End to end: two raw matrices → validated states → one value (median)\n\n"
+                   + table(["d"] + e2e, rows))
     # curves
     rows = []
     for d in dims_of(data, "curve"):
@@ -105,7 +122,8 @@ def criterion_md(data):
                    "(validated states; last column: `batch::states`, matrices per second)\n\n"
                    + table(["d", "petz", "sandwiched", "maximal", "validate"], rows))
     # any other group (privacy, kernel, …)
-    other = sorted(k for k in data if k.split("/")[0] not in ("spectral", "divergence", "curve", "batch"))
+    other = sorted(k for k in data
+                   if k.split("/")[0] not in ("spectral", "divergence", "curve", "batch", "end_to_end"))
     if other:
         out.append("#### Other benches (median)\n\n" + table(["bench", "median"], [[k, fmt(data[k])] for k in other]))
     return "\n\n".join(out)

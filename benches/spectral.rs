@@ -53,7 +53,7 @@ fn spectral(c: &mut Criterion) {
     let (rho, _) = common::pair(512, 1);
     let mut group = c.benchmark_group("spectral/d=512");
     group.sample_size(10);
-    for backend in [Backend::Lapack, Backend::LapackMrrr] {
+    for backend in [Backend::Lapack, Backend::LapackMrrr, Backend::Faer] {
         group.bench_function(BenchmarkId::new("eigh", backend.name()), |b| {
             b.iter(|| backend.eigh(black_box(rho.matrix().view())))
         });

@@ -84,12 +84,13 @@ pub const AUTO_NALGEBRA_VALUES_BELOW: usize = 8;
 pub const AUTO_NALGEBRA_CHOLESKY_BELOW: usize = 8;
 
 /// [`Backend::Auto`] uses faer for a full complex decomposition (`eigh`) from this dimension on
-/// (feature `faer`). Measured (median of 9, faer 0.23 vs OpenBLAS 0.3.21 `zheevd`, same matrices,
-/// harness and table in docs/PERFORMANCE.md, "faer"), one thread: d = 128:
-/// 2.98 vs 3.09 ms (a tie); d = 192: 7.7 vs 8.7 ms; d = 256: 15.3 vs 18.4 ms; d = 512: 89 vs 171 ms;
-/// two threads: d = 192: 6.4 vs 8.6 ms; d = 512: 65 vs 93 ms. Values only, `zheevd` stays as fast
-/// or faster (d = 256: 8.7 vs 8.4 ms), so `eigvalsh` keeps LAPACK. faer's eigenvectors are as
-/// orthogonal as `zheevd`'s (`‖V†V − I‖_F` = 6e-14 at d = 256, 9e-14 at d = 512).
+/// (feature `faer`). Measured (faer 0.23 vs OpenBLAS 0.3.21 `zheevd`, same matrices, median of 9
+/// on a quiet machine; the criterion rows `spectral/d=N/eigh/faer` in docs/PERFORMANCE.md repeat
+/// it), one thread: d = 128: 2.98 vs 3.09 ms (a tie); d = 192: 7.7 vs 8.7 ms; d = 256: 15.3 vs
+/// 18.4 ms; d = 512: 89 vs 171 ms; two threads: d = 192: 6.4 vs 8.6 ms; d = 512: 65 vs 93 ms.
+/// Values only, `zheevd` is as fast or faster (d = 256: 8.7 vs 8.4 ms), so `eigvalsh` keeps
+/// LAPACK. faer's eigenvectors are as orthogonal as `zheevd`'s (`‖V†V − I‖_F` = 6e-14 at d = 256,
+/// 9e-14 at d = 512; test `full_decomposition_is_accurate_at_d300`).
 pub const AUTO_FAER_FROM: usize = 192;
 
 /// Which eigensolver to use. `Backend::default()` is [`Backend::Auto`] when the `openblas`

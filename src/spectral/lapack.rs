@@ -297,7 +297,9 @@ fn zgesdd(a: &ArrayView2<Complex64>) -> Result<Vec<f64>> {
 fn zpotrf_succeeds(a: &ArrayView2<Complex64>, shift: f64) -> Result<bool> {
     let nu = a.nrows();
     let n = dim_i32(nu)?;
-    let mut buf = col_major(a);
+    // A's rows read as columns are Aᵀ = Ā, Hermitian with A's eigenvalues: positive definite
+    // exactly when A is, so the copy can follow memory order instead of transposing
+    let mut buf: Vec<c64> = a.iter().copied().collect();
     for i in 0..nu {
         buf[i * nu + i] = c64::new(buf[i * nu + i].re + shift, 0.0);
     }

@@ -65,7 +65,13 @@ def _lemmas(lemma):
         return []
     if isinstance(lemma, (str, Statement)):
         return [lemma]
-    return list(lemma)
+    try:
+        return list(lemma)
+    except TypeError:
+        raise _qrenyi.QrenyiError(
+            f"cannot parse lemma: expected a statement name or a qrenyi.verify.Statement, "
+            f"got {lemma!r}"
+        ) from None
 
 
 def run(lemma=None, trials=None, seed=0, max_dim=None, shard=None, *, restarts=8, threads=None,

@@ -3,6 +3,9 @@ import json
 import os
 import pathlib
 import subprocess
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # `from conftest import …`
 
 import numpy as np
 import pytest

@@ -22,7 +22,11 @@ pub enum Operand {
     State(DensityMatrix),
 }
 
-fn numpy_attr<'py>(py: Python<'py>, cell: &'static PyOnceLock<Py<PyAny>>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+fn numpy_attr<'py>(
+    py: Python<'py>,
+    cell: &'static PyOnceLock<Py<PyAny>>,
+    name: &str,
+) -> PyResult<Bound<'py, PyAny>> {
     cell.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
         Ok(py.import("numpy")?.getattr(name)?.unbind())
     })
@@ -51,17 +55,25 @@ fn shape_str(shape: &[usize]) -> String {
 /// `numpy.asarray(…, complex128)`; an object with `.full()` (QuTiP) is converted first.
 fn complex_array<'py>(what: &str, obj: &Bound<'py, PyAny>) -> PyResult<Array2OrStack> {
     if let Ok(a) = obj.cast::<PyArrayDyn<Complex64>>() {
-        return split(what, &a.try_readonly().map_err(|e| parse_error(what, e.to_string()))?.as_array());
+        return split(
+            what,
+            &a.try_readonly()
+                .map_err(|e| parse_error(what, e.to_string()))?
+                .as_array(),
+        );
     }
     if let Ok(a) = obj.cast::<PyArrayDyn<f64>>() {
-        let ro = a.try_readonly().map_err(|e| parse_error(what, e.to_string()))?;
+        let ro = a
+            .try_readonly()
+            .map_err(|e| parse_error(what, e.to_string()))?;
         let c = ro.as_array().mapv(|x| Complex64::new(x, 0.0));
         return split(what, &c.view());
     }
     let is_ndarray = obj.cast::<numpy::PyUntypedArray>().is_ok();
     let obj = if !is_ndarray && obj.hasattr("full")? {
-        obj.call_method0("full")
-            .map_err(|e| parse_error(what, format!("{what}.full() failed: {}", e.value(obj.py()))))?
+        obj.call_method0("full").map_err(|e| {
+            parse_error(what, format!("{what}.full() failed: {}", e.value(obj.py())))
+        })?
     } else {
         obj.clone()
     };
@@ -69,7 +81,9 @@ fn complex_array<'py>(what: &str, obj: &Bound<'py, PyAny>) -> PyResult<Array2OrS
     let a = a
         .cast_into::<PyArrayDyn<Complex64>>()
         .map_err(|_| parse_error(what, "numpy.asarray did not return a complex128 array"))?;
-    let ro = a.try_readonly().map_err(|e| parse_error(what, e.to_string()))?;
+    let ro = a
+        .try_readonly()
+        .map_err(|e| parse_error(what, e.to_string()))?;
     split(what, &ro.as_array())
 }
 
@@ -147,14 +161,25 @@ pub fn real_matrix(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<Array2<f64>> 
             .cast_into::<PyArrayDyn<f64>>()
             .map_err(|_| parse_error(what, "numpy.asarray did not return a float64 array"))?
     };
-    let ro = a.try_readonly().map_err(|e| parse_error(what, e.to_string()))?;
+    let ro = a
+        .try_readonly()
+        .map_err(|e| parse_error(what, e.to_string()))?;
     let v = ro.as_array();
     match v.ndim() {
-        1 => Ok(v.to_owned().into_shape_with_order((v.len(), 1)).map_err(|e| parse_error(what, e.to_string()))?),
-        2 => Ok(v.into_dimensionality::<Ix2>().map_err(|e| parse_error(what, e.to_string()))?.to_owned()),
+        1 => Ok(v
+            .to_owned()
+            .into_shape_with_order((v.len(), 1))
+            .map_err(|e| parse_error(what, e.to_string()))?),
+        2 => Ok(v
+            .into_dimensionality::<Ix2>()
+            .map_err(|e| parse_error(what, e.to_string()))?
+            .to_owned()),
         _ => Err(parse_error(
             what,
-            format!("expected an n×d array of samples, got shape {}", shape_str(v.shape())),
+            format!(
+                "expected an n×d array of samples, got shape {}",
+                shape_str(v.shape())
+            ),
         )),
     }
 }
@@ -192,24 +217,37 @@ pub fn params(what: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Params> {
         return Ok(Params::Scalar(obj.extract::<f64>()?));
     }
     if obj.is_instance_of::<pyo3::types::PyString>() {
-        return Err(parse_error(what, format!("expected a number or a sequence of numbers, got the string {}", obj.repr()?)));
+        return Err(parse_error(
+            what,
+            format!(
+                "expected a number or a sequence of numbers, got the string {}",
+                obj.repr()?
+            ),
+        ));
     }
     let a = asarray(what, obj, "float64")?
         .cast_into::<PyArrayDyn<f64>>()
         .map_err(|_| parse_error(what, "numpy.asarray did not return a float64 array"))?;
-    let ro = a.try_readonly().map_err(|e| parse_error(what, e.to_string()))?;
+    let ro = a
+        .try_readonly()
+        .map_err(|e| parse_error(what, e.to_string()))?;
     let v = ro.as_array();
     match v.ndim() {
         0 => Ok(Params::Scalar(v.iter().next().copied().unwrap_or(f64::NAN))),
         1 => {
             if v.is_empty() {
-                return Err(crate::to_py(qrenyi::Error::Empty(format!("{what}: an empty sequence"))));
+                return Err(crate::to_py(qrenyi::Error::Empty(format!(
+                    "{what}: an empty sequence"
+                ))));
             }
             Ok(Params::Seq(v.iter().copied().collect()))
         }
         _ => Err(parse_error(
             what,
-            format!("expected a number or a 1-D sequence, got shape {}", shape_str(v.shape())),
+            format!(
+                "expected a number or a 1-D sequence, got shape {}",
+                shape_str(v.shape())
+            ),
         )),
     }
 }

@@ -66,7 +66,10 @@ impl Kind {
             other => {
                 return Err(Error::Parse {
                     what: "kind".into(),
-                    reason: format!("unknown kind {other:?} (expected {})", KIND_NAMES.join(", ")),
+                    reason: format!(
+                        "unknown kind {other:?} (expected {})",
+                        KIND_NAMES.join(", ")
+                    ),
                 })
             }
         })
@@ -292,7 +295,11 @@ fn divergence<'py>(
         (Some("gamma"), Params::Absent, g) => g,
         (None, Params::Absent, Params::Absent) => &Params::Absent,
         (p, _, _) => {
-            let given = if matches!(alpha, Params::Absent) { "gamma" } else { "alpha" };
+            let given = if matches!(alpha, Params::Absent) {
+                "gamma"
+            } else {
+                "alpha"
+            };
             return Err(parse_error(
                 given,
                 match p {
@@ -320,7 +327,11 @@ fn divergence<'py>(
                     };
                     let v = evaluate(&Pair::new(r, s).map_err(to_py)?, kind_v, &ps, ln_b)
                         .map_err(to_py)?;
-                    return Ok(if seq { Out::Vector(v) } else { Out::Scalar(v[0]) });
+                    return Ok(if seq {
+                        Out::Vector(v)
+                    } else {
+                        Out::Scalar(v[0])
+                    });
                 }
                 (Some(a), Some(b)) if a != b => {
                     return Err(to_py(Error::DimensionMismatch {
@@ -406,7 +417,11 @@ impl PyState {
         py.detach(|| guard(|| Ok(scale(self.state.entropy()?, ln_b))))
     }
     fn __repr__(&self) -> String {
-        format!("qrenyi.State(dim={}, backend={:?})", self.state.dim(), self.backend())
+        format!(
+            "qrenyi.State(dim={}, backend={:?})",
+            self.state.dim(),
+            self.backend()
+        )
     }
 }
 
@@ -454,7 +469,11 @@ pub struct PyPair {
 }
 
 impl PyPair {
-    fn with<T: Send>(&self, py: Python<'_>, f: impl FnOnce(&Pair) -> Result<T> + Send) -> PyResult<T> {
+    fn with<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&Pair) -> Result<T> + Send,
+    ) -> PyResult<T> {
         py.detach(|| {
             guard(|| {
                 let pair = self.pair.lock().unwrap_or_else(|p| p.into_inner());
@@ -472,7 +491,12 @@ fn family(s: &str) -> Result<Family> {
 impl PyPair {
     #[new]
     #[pyo3(signature = (rho, sigma, *, backend="auto"))]
-    fn new(py: Python<'_>, rho: &Bound<'_, PyAny>, sigma: &Bound<'_, PyAny>, backend: &str) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        rho: &Bound<'_, PyAny>,
+        sigma: &Bound<'_, PyAny>,
+        backend: &str,
+    ) -> PyResult<Self> {
         let be = self::backend(backend).map_err(to_py)?;
         let single = |what: &str, op: Operand| -> PyResult<Operand> {
             match op {
@@ -515,12 +539,16 @@ impl PyPair {
     /// The first state ρ.
     #[getter]
     fn rho(&self) -> PyState {
-        PyState { state: self.states.0.clone() }
+        PyState {
+            state: self.states.0.clone(),
+        }
     }
     /// The second state σ.
     #[getter]
     fn sigma(&self) -> PyState {
-        PyState { state: self.states.1.clone() }
+        PyState {
+            state: self.states.1.clone(),
+        }
     }
     /// Dimension d.
     #[getter]
@@ -537,7 +565,13 @@ impl PyPair {
     }
     /// `D_α(ρ‖σ)` at many orders (reusing the α-independent work).
     #[pyo3(signature = (family, alphas, *, base="e"))]
-    fn curve<'py>(&self, py: Python<'py>, family: &str, alphas: &Bound<'py, PyAny>, base: &str) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fn curve<'py>(
+        &self,
+        py: Python<'py>,
+        family: &str,
+        alphas: &Bound<'py, PyAny>,
+        base: &str,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let f = self::family(family).map_err(to_py)?;
         let ln_b = ln_base(base).map_err(to_py)?;
         let alphas = match convert::params("alphas", Some(alphas))? {
@@ -545,7 +579,10 @@ impl PyPair {
             p => p.values(),
         };
         let v = self.with(py, |p| {
-            Ok(p.curve(f, &alphas)?.into_iter().map(|x| scale(x, ln_b)).collect::<Vec<_>>())
+            Ok(p.curve(f, &alphas)?
+                .into_iter()
+                .map(|x| scale(x, ln_b))
+                .collect::<Vec<_>>())
         })?;
         Ok(PyArray1::from_vec(py, v))
     }

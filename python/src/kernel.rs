@@ -25,7 +25,10 @@ fn bandwidth(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Bandwidth> {
         return match s.as_str() {
             "median" => Ok(Bandwidth::Median),
             other => other.parse::<f64>().map(Bandwidth::Value).map_err(|e| {
-                parse_error("--bandwidth", format!("{other:?}: expected `median` or a number ({e})"))
+                parse_error(
+                    "--bandwidth",
+                    format!("{other:?}: expected `median` or a number ({e})"),
+                )
             }),
         };
     }
@@ -138,7 +141,9 @@ fn kernel_audit<'py>(
     let lambda = if lam.is_instance_of::<PyString>() {
         let s: String = lam.extract()?;
         match (s.as_str(), hyp) {
-            ("auto", Hypothesis::Dp { epsilon, delta }) => guard(|| dp_regularization(epsilon, delta))?,
+            ("auto", Hypothesis::Dp { epsilon, delta }) => {
+                guard(|| dp_regularization(epsilon, delta))?
+            }
             ("auto", _) => {
                 return Err(parse_error(
                     "--lambda",
@@ -168,14 +173,19 @@ fn kernel_audit<'py>(
         other => {
             return Err(parse_error(
                 "--method",
-                format!("unknown method {other:?} (expected finite-sample, subsample or bootstrap)"),
+                format!(
+                    "unknown method {other:?} (expected finite-sample, subsample or bootstrap)"
+                ),
             ))
         }
     };
     let xs = convert::real_matrix("x", x)?;
     let ys = convert::real_matrix("y", y)?;
     let pilot = match pilot {
-        Some((px, pyy)) => Some((convert::real_matrix("pilot x", &px)?, convert::real_matrix("pilot y", &pyy)?)),
+        Some((px, pyy)) => Some((
+            convert::real_matrix("pilot x", &px)?,
+            convert::real_matrix("pilot y", &pyy)?,
+        )),
         None => None,
     };
     let bw = self::bandwidth(bandwidth.as_ref())?;

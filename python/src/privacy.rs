@@ -6,8 +6,8 @@
 use crate::divergence::validate_named;
 use crate::{convert, guard, parse_error, to_py};
 use pyo3::prelude::*;
-use pyo3::IntoPyObjectExt;
 use pyo3::types::PyDict;
+use pyo3::IntoPyObjectExt;
 use qrenyi::divergence::Family;
 use qrenyi::privacy::composition::{compare, compose_rdp, compose_zcdp};
 use qrenyi::privacy::conversion::{
@@ -48,7 +48,10 @@ fn dict<'py>(py: Python<'py>, items: Pairs) -> PyResult<Bound<'py, PyDict>> {
 
 fn f(py: Python<'_>, x: f64) -> PyObject {
     // + 0.0 turns −0 into 0, as the CLI's JSON does
-    (x + 0.0).into_pyobject(py).map(|o| o.into_any().unbind()).unwrap_or_else(|e| match e {})
+    (x + 0.0)
+        .into_pyobject(py)
+        .map(|o| o.into_any().unbind())
+        .unwrap_or_else(|e| match e {})
 }
 
 fn opt(py: Python<'_>, x: Option<f64>) -> PyObject {
@@ -62,7 +65,13 @@ fn obj<'py, T: IntoPyObject<'py>>(py: Python<'py>, x: T) -> PyResult<PyObject> {
 /// `convert zcdp`: (ξ, ρ)-zCDP → δ(ε) or ε(δ).
 #[pyfunction]
 #[pyo3(signature = (rho, xi=0.0, *, epsilon=None, delta=None))]
-fn zcdp_to_dp<'py>(py: Python<'py>, rho: f64, xi: f64, epsilon: Option<f64>, delta: Option<f64>) -> PyResult<Bound<'py, PyDict>> {
+fn zcdp_to_dp<'py>(
+    py: Python<'py>,
+    rho: f64,
+    xi: f64,
+    epsilon: Option<f64>,
+    delta: Option<f64>,
+) -> PyResult<Bound<'py, PyDict>> {
     let w = want(epsilon, delta)?;
     let (key, c) = guard(|| {
         let z = Zcdp::new(xi, rho)?;
@@ -77,13 +86,26 @@ fn zcdp_to_dp<'py>(py: Python<'py>, rho: f64, xi: f64, epsilon: Option<f64>, del
 /// `convert rdp`: (α, τ)-RDP → δ(ε) or ε(δ) (with ε(δ) also the simpler τ + ln(1/δ)/(α−1)).
 #[pyfunction]
 #[pyo3(signature = (alpha, tau, *, epsilon=None, delta=None))]
-fn rdp_to_dp<'py>(py: Python<'py>, alpha: f64, tau: f64, epsilon: Option<f64>, delta: Option<f64>) -> PyResult<Bound<'py, PyDict>> {
+fn rdp_to_dp<'py>(
+    py: Python<'py>,
+    alpha: f64,
+    tau: f64,
+    epsilon: Option<f64>,
+    delta: Option<f64>,
+) -> PyResult<Bound<'py, PyDict>> {
     let w = want(epsilon, delta)?;
     let r = guard(|| Rdp::new(alpha, tau))?;
     match w {
         Want::EpsilonAt(d) => {
             let (e, s) = guard(|| Ok((rdp_epsilon(r, d)?, rdp_epsilon_simple(r, d)?)))?;
-            dict(py, vec![("epsilon", f(py, e)), ("alpha", f(py, alpha)), ("epsilon_simple", f(py, s))])
+            dict(
+                py,
+                vec![
+                    ("epsilon", f(py, e)),
+                    ("alpha", f(py, alpha)),
+                    ("epsilon_simple", f(py, s)),
+                ],
+            )
         }
         Want::DeltaAt(e) => {
             let d = guard(|| rdp_delta(r, e))?;
@@ -102,7 +124,13 @@ fn pure_to_zcdp_<'py>(py: Python<'py>, epsilon: f64) -> PyResult<Bound<'py, PyDi
 /// `compose`: every composition bound for k copies of (ε, δ)-DP at δ_total.
 #[pyfunction]
 #[pyo3(signature = (epsilon, k, delta=0.0, delta_total=None))]
-fn compose<'py>(py: Python<'py>, epsilon: f64, k: usize, delta: f64, delta_total: Option<f64>) -> PyResult<Bound<'py, PyDict>> {
+fn compose<'py>(
+    py: Python<'py>,
+    epsilon: f64,
+    k: usize,
+    delta: f64,
+    delta_total: Option<f64>,
+) -> PyResult<Bound<'py, PyDict>> {
     let dt = delta_total.unwrap_or_else(|| (k as f64 * delta + 1e-6).min(1.0));
     let (rows, best) = guard(|| compare(epsilon, delta, k, dt))?;
     let bounds = rows
@@ -138,9 +166,15 @@ fn compose<'py>(py: Python<'py>, epsilon: f64, k: usize, delta: f64, delta_total
 
 /// Compose zCDP guarantees: (Σξ, Σρ).
 #[pyfunction]
-fn compose_zcdp_<'py>(py: Python<'py>, guarantees: Vec<(f64, f64)>) -> PyResult<Bound<'py, PyDict>> {
+fn compose_zcdp_<'py>(
+    py: Python<'py>,
+    guarantees: Vec<(f64, f64)>,
+) -> PyResult<Bound<'py, PyDict>> {
     let z = guard(|| {
-        let zs = guarantees.iter().map(|&(xi, rho)| Zcdp::new(xi, rho)).collect::<Result<Vec<_>>>()?;
+        let zs = guarantees
+            .iter()
+            .map(|&(xi, rho)| Zcdp::new(xi, rho))
+            .collect::<Result<Vec<_>>>()?;
         compose_zcdp(&zs)
     })?;
     dict(py, vec![("xi", f(py, z.xi)), ("rho", f(py, z.rho))])
@@ -150,8 +184,15 @@ fn compose_zcdp_<'py>(py: Python<'py>, guarantees: Vec<(f64, f64)>) -> PyResult<
 #[pyfunction]
 fn compose_rdp_(curves: Vec<Vec<(f64, f64)>>) -> PyResult<Vec<(f64, f64)>> {
     guard(|| {
-        let cs = curves.iter().map(|c| RdpCurve::new(c)).collect::<Result<Vec<_>>>()?;
-        Ok(compose_rdp(&cs)?.points().iter().map(|p| (p.alpha, p.tau)).collect())
+        let cs = curves
+            .iter()
+            .map(|c| RdpCurve::new(c))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(compose_rdp(&cs)?
+            .points()
+            .iter()
+            .map(|p| (p.alpha, p.tau))
+            .collect())
     })
 }
 
@@ -205,16 +246,42 @@ impl PyMechanism {
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let name = obj(py, self.name())?;
         match self.inner {
-            Mech::Gaussian(g) => dict(py, vec![("name", name), ("sigma", f(py, g.sigma)), ("sensitivity", f(py, g.sensitivity)), ("zcdp_rho", f(py, g.zcdp().rho))]),
-            Mech::Laplace(l) => dict(py, vec![("name", name), ("scale", f(py, l.scale)), ("sensitivity", f(py, l.sensitivity)), ("pure_epsilon", f(py, l.pure_epsilon()))]),
-            Mech::RandomizedResponse(r) => dict(py, vec![("name", name), ("epsilon", f(py, r.epsilon))]),
+            Mech::Gaussian(g) => dict(
+                py,
+                vec![
+                    ("name", name),
+                    ("sigma", f(py, g.sigma)),
+                    ("sensitivity", f(py, g.sensitivity)),
+                    ("zcdp_rho", f(py, g.zcdp().rho)),
+                ],
+            ),
+            Mech::Laplace(l) => dict(
+                py,
+                vec![
+                    ("name", name),
+                    ("scale", f(py, l.scale)),
+                    ("sensitivity", f(py, l.sensitivity)),
+                    ("pure_epsilon", f(py, l.pure_epsilon())),
+                ],
+            ),
+            Mech::RandomizedResponse(r) => {
+                dict(py, vec![("name", name), ("epsilon", f(py, r.epsilon))])
+            }
         }
     }
     fn __repr__(&self) -> String {
         match self.inner {
-            Mech::Gaussian(g) => format!("qrenyi.privacy.gaussian(sigma={}, sensitivity={})", g.sigma, g.sensitivity),
-            Mech::Laplace(l) => format!("qrenyi.privacy.laplace(scale={}, sensitivity={})", l.scale, l.sensitivity),
-            Mech::RandomizedResponse(r) => format!("qrenyi.privacy.randomized_response(epsilon={})", r.epsilon),
+            Mech::Gaussian(g) => format!(
+                "qrenyi.privacy.gaussian(sigma={}, sensitivity={})",
+                g.sigma, g.sensitivity
+            ),
+            Mech::Laplace(l) => format!(
+                "qrenyi.privacy.laplace(scale={}, sensitivity={})",
+                l.scale, l.sensitivity
+            ),
+            Mech::RandomizedResponse(r) => {
+                format!("qrenyi.privacy.randomized_response(epsilon={})", r.epsilon)
+            }
         }
     }
 }
@@ -223,21 +290,27 @@ impl PyMechanism {
 #[pyfunction]
 #[pyo3(signature = (sigma, sensitivity=1.0))]
 fn gaussian(sigma: f64, sensitivity: f64) -> PyResult<PyMechanism> {
-    Ok(PyMechanism { inner: Mech::Gaussian(guard(|| Gaussian::new(sigma, sensitivity))?) })
+    Ok(PyMechanism {
+        inner: Mech::Gaussian(guard(|| Gaussian::new(sigma, sensitivity))?),
+    })
 }
 
 /// The smallest-σ Gaussian mechanism that is (ε, δ)-DP (exact profile, rounded up).
 #[pyfunction]
 #[pyo3(signature = (epsilon, delta, sensitivity=1.0))]
 fn calibrate_gaussian(epsilon: f64, delta: f64, sensitivity: f64) -> PyResult<PyMechanism> {
-    Ok(PyMechanism { inner: Mech::Gaussian(guard(|| Gaussian::calibrate(epsilon, delta, sensitivity))?) })
+    Ok(PyMechanism {
+        inner: Mech::Gaussian(guard(|| Gaussian::calibrate(epsilon, delta, sensitivity))?),
+    })
 }
 
 /// The Laplace mechanism with scale b and ℓ1 sensitivity Δ.
 #[pyfunction]
 #[pyo3(signature = (scale, sensitivity=1.0))]
 fn laplace(scale: f64, sensitivity: f64) -> PyResult<PyMechanism> {
-    Ok(PyMechanism { inner: Mech::Laplace(guard(|| Laplace::new(scale, sensitivity))?) })
+    Ok(PyMechanism {
+        inner: Mech::Laplace(guard(|| Laplace::new(scale, sensitivity))?),
+    })
 }
 
 /// Binary randomized response, from ε or from the probability p ∈ [½, 1) of answering truthfully.
@@ -249,7 +322,9 @@ fn randomized_response(epsilon: Option<f64>, p: Option<f64>) -> PyResult<PyMecha
         (None, Some(p)) => guard(|| RandomizedResponse::from_probability(p))?,
         _ => return Err(parse_error("arguments", "give exactly one of epsilon / p")),
     };
-    Ok(PyMechanism { inner: Mech::RandomizedResponse(r) })
+    Ok(PyMechanism {
+        inner: Mech::RandomizedResponse(r),
+    })
 }
 
 fn family_of(kind: &str) -> PyResult<Family> {
@@ -262,7 +337,12 @@ fn family_of(kind: &str) -> PyResult<Family> {
     }
 }
 
-fn neighbours(py: Python<'_>, rho: &Bound<'_, PyAny>, sigma: &Bound<'_, PyAny>, symmetric: bool) -> PyResult<Neighbours> {
+fn neighbours(
+    py: Python<'_>,
+    rho: &Bound<'_, PyAny>,
+    sigma: &Bound<'_, PyAny>,
+    symmetric: bool,
+) -> PyResult<Neighbours> {
     let r = convert::matrix("rho", rho)?;
     let s = convert::matrix("sigma", sigma)?;
     py.detach(|| {
@@ -286,10 +366,22 @@ fn status_name(s: Status) -> &'static str {
 #[pyfunction]
 #[pyo3(signature = (rho, sigma, zcdp_rho, xi=0.0, *, kind="sandwiched", symmetric=false, slack=1e-10))]
 #[allow(clippy::too_many_arguments)]
-fn qzcdp_check<'py>(py: Python<'py>, rho: &Bound<'py, PyAny>, sigma: &Bound<'py, PyAny>, zcdp_rho: f64, xi: f64, kind: &str, symmetric: bool, slack: f64) -> PyResult<Bound<'py, PyDict>> {
+fn qzcdp_check<'py>(
+    py: Python<'py>,
+    rho: &Bound<'py, PyAny>,
+    sigma: &Bound<'py, PyAny>,
+    zcdp_rho: f64,
+    xi: f64,
+    kind: &str,
+    symmetric: bool,
+    slack: f64,
+) -> PyResult<Bound<'py, PyDict>> {
     let family = family_of(kind)?;
     let nb = neighbours(py, rho, sigma, symmetric)?;
-    let opts = CertifyOptions { slack, ..Default::default() };
+    let opts = CertifyOptions {
+        slack,
+        ..Default::default()
+    };
     let r = py.detach(|| guard(|| nb.check(family, xi, zcdp_rho, &opts)))?;
     let cover: Vec<(f64, f64, f64)> = r.cover.iter().map(|c| (c.lo, c.hi, c.d_hi)).collect();
     dict(
@@ -310,10 +402,23 @@ fn qzcdp_check<'py>(py: Python<'py>, rho: &Bound<'py, PyAny>, sigma: &Bound<'py,
 #[pyfunction]
 #[pyo3(signature = (rho, sigma, xi=0.0, *, kind="sandwiched", symmetric=false, slack=1e-10, tolerance=1e-6))]
 #[allow(clippy::too_many_arguments)]
-fn qzcdp_fit<'py>(py: Python<'py>, rho: &Bound<'py, PyAny>, sigma: &Bound<'py, PyAny>, xi: f64, kind: &str, symmetric: bool, slack: f64, tolerance: f64) -> PyResult<Bound<'py, PyDict>> {
+fn qzcdp_fit<'py>(
+    py: Python<'py>,
+    rho: &Bound<'py, PyAny>,
+    sigma: &Bound<'py, PyAny>,
+    xi: f64,
+    kind: &str,
+    symmetric: bool,
+    slack: f64,
+    tolerance: f64,
+) -> PyResult<Bound<'py, PyDict>> {
     let family = family_of(kind)?;
     let nb = neighbours(py, rho, sigma, symmetric)?;
-    let opts = CertifyOptions { slack, tolerance, ..Default::default() };
+    let opts = CertifyOptions {
+        slack,
+        tolerance,
+        ..Default::default()
+    };
     let r = py.detach(|| guard(|| nb.fit(family, xi, &opts)))?;
     dict(
         py,
@@ -331,7 +436,13 @@ fn qzcdp_fit<'py>(py: Python<'py>, rho: &Bound<'py, PyAny>, sigma: &Bound<'py, P
 /// `dp`: quantum (ε, δ)-DP of a neighbouring pair (hockey-stick divergence, both orders).
 #[pyfunction]
 #[pyo3(signature = (rho, sigma, *, epsilon=None, delta=None))]
-fn quantum_dp<'py>(py: Python<'py>, rho: &Bound<'py, PyAny>, sigma: &Bound<'py, PyAny>, epsilon: Option<f64>, delta: Option<f64>) -> PyResult<Bound<'py, PyDict>> {
+fn quantum_dp<'py>(
+    py: Python<'py>,
+    rho: &Bound<'py, PyAny>,
+    sigma: &Bound<'py, PyAny>,
+    epsilon: Option<f64>,
+    delta: Option<f64>,
+) -> PyResult<Bound<'py, PyDict>> {
     let w = want(epsilon, delta)?;
     let nb = neighbours(py, rho, sigma, false)?;
     let (eps, del, pure) = py.detach(|| {
@@ -343,7 +454,14 @@ fn quantum_dp<'py>(py: Python<'py>, rho: &Bound<'py, PyAny>, sigma: &Bound<'py, 
             })
         })
     })?;
-    dict(py, vec![("epsilon", f(py, eps)), ("delta", f(py, del)), ("pure_epsilon", f(py, pure))])
+    dict(
+        py,
+        vec![
+            ("epsilon", f(py, eps)),
+            ("delta", f(py, del)),
+            ("pure_epsilon", f(py, pure)),
+        ],
+    )
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

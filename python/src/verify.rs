@@ -16,7 +16,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyInt, PyTuple};
 use qrenyi::spectral::Backend;
 use qrenyi::state::{DensityMatrix, Tolerance};
-use qrenyi::verify::{self, Config, Expected, Instance, Item, Margin, SampleContext, Scale, Statement};
+use qrenyi::verify::{
+    self, Config, Expected, Instance, Item, Margin, SampleContext, Scale, Statement,
+};
 use qrenyi::{Error, Result};
 use rand::RngCore;
 use rand_chacha::ChaCha8Rng;
@@ -61,7 +63,15 @@ impl PyStatement {
     #[new]
     #[pyo3(signature = (name, sample, margin, *, expected="theorem", summary="", source="user", trials=1000))]
     #[allow(clippy::too_many_arguments)]
-    fn new(name: String, sample: Py<PyAny>, margin: Py<PyAny>, expected: &str, summary: &str, source: &str, trials: usize) -> PyResult<Self> {
+    fn new(
+        name: String,
+        sample: Py<PyAny>,
+        margin: Py<PyAny>,
+        expected: &str,
+        summary: &str,
+        source: &str,
+        trials: usize,
+    ) -> PyResult<Self> {
         let expected = match expected {
             "theorem" => Expected::Theorem,
             "false" => Expected::False,
@@ -108,7 +118,11 @@ impl PyStatement {
         self.trials
     }
     fn __repr__(&self) -> String {
-        format!("qrenyi.verify.Statement({:?}, expected={:?})", self.name, self.expected.name())
+        format!(
+            "qrenyi.verify.Statement({:?}, expected={:?})",
+            self.name,
+            self.expected.name()
+        )
     }
 }
 
@@ -141,7 +155,11 @@ fn item_from_py(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Item> {
             parse_error(name, "a tuple item must be (value, lo, hi): a scalar the search may move within [lo, hi]")
         })?;
         if !(lo <= x && x <= hi) {
-            return Err(to_py(Error::invalid(name, x, format!("must lie in [{lo}, {hi}]"))));
+            return Err(to_py(Error::invalid(
+                name,
+                x,
+                format!("must lie in [{lo}, {hi}]"),
+            )));
         }
         return Ok(Item::scalar(x, lo, hi, Scale::Linear));
     }
@@ -151,7 +169,7 @@ fn item_from_py(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Item> {
         1 => {
             let p: Vec<f64> = arr.call_method1("astype", ("float64",))?.call_method0("tolist")?.extract()?;
             let total: f64 = p.iter().sum();
-            if p.iter().any(|x| !(*x >= 0.0)) || (total - 1.0).abs() > 1e-9 {
+            if p.iter().any(|x| x.is_nan() || *x < 0.0) || total.is_nan() || (total - 1.0).abs() > 1e-9 {
                 return Err(parse_error(name, "a 1-D item is a probability vector (nonnegative, summing to 1)"));
             }
             Ok(Item::Distribution(p))
@@ -166,7 +184,13 @@ fn item_from_py(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Item> {
     }
 }
 
-fn item_to_py<'py>(py: Python<'py>, inst: &Instance, name: &str, item: &Item, backend: Backend) -> PyResult<Bound<'py, PyAny>> {
+fn item_to_py<'py>(
+    py: Python<'py>,
+    inst: &Instance,
+    name: &str,
+    item: &Item,
+    backend: Backend,
+) -> PyResult<Bound<'py, PyAny>> {
     Ok(match item {
         Item::State { .. } => {
             let s = inst.state(name, backend).map_err(to_py)?;
@@ -176,7 +200,11 @@ fn item_to_py<'py>(py: Python<'py>, inst: &Instance, name: &str, item: &Item, ba
         Item::Scalar { value, .. } => PyFloat::new(py, *value).into_any(),
         Item::Channel { .. } => {
             let ch = inst.channel(name).map_err(to_py)?;
-            let ks: Vec<_> = ch.kraus().iter().map(|k| k.clone().into_pyarray(py)).collect();
+            let ks: Vec<_> = ch
+                .kraus()
+                .iter()
+                .map(|k| k.clone().into_pyarray(py))
+                .collect();
             pyo3::types::PyList::new(py, ks)?.into_any()
         }
         #[allow(unreachable_patterns)]
@@ -233,7 +261,10 @@ impl Statement for Borrowed<'_> {
                     return Ok(Margin::new(v, e));
                 }
                 let v: f64 = r.extract().map_err(|_| {
-                    parse_error("margin", "the margin function must return a float or (value, error)")
+                    parse_error(
+                        "margin",
+                        "the margin function must return a float or (value, error)",
+                    )
                 })?;
                 Ok(Margin::new(v, 0.0))
             });
@@ -273,7 +304,10 @@ fn verify_run(
                     return Ok(Target::Python(s.clone().unbind()));
                 }
                 let n: String = l.extract().map_err(|_| {
-                    parse_error("lemma", "expected a statement name or a qrenyi.verify.Statement")
+                    parse_error(
+                        "lemma",
+                        "expected a statement name or a qrenyi.verify.Statement",
+                    )
                 })?;
                 verify::find(&n).map(Target::Builtin).ok_or_else(|| {
                     to_py(Error::Parse {
@@ -285,7 +319,10 @@ fn verify_run(
             .collect::<PyResult<_>>()?
     };
     if shard.1 == 0 || shard.0 >= shard.1 {
-        return Err(parse_error("shard", format!("\"{}/{}\": need 0 ≤ i < n", shard.0, shard.1)));
+        return Err(parse_error(
+            "shard",
+            format!("\"{}/{}\": need 0 ≤ i < n", shard.0, shard.1),
+        ));
     }
     let cfg = Config {
         trials,
@@ -309,7 +346,9 @@ fn verify_run(
     let mut reports = Vec::new();
     for t in &targets {
         let mut r = match t {
-            Target::Builtin(s) => py.detach(|| guard(|| pool.install(|| verify::run(s.as_ref(), &cfg, &|_| {}))))?,
+            Target::Builtin(s) => {
+                py.detach(|| guard(|| pool.install(|| verify::run(s.as_ref(), &cfg, &|_| {}))))?
+            }
             Target::Python(s) => {
                 let s = s.get();
                 *s.failure.lock().unwrap_or_else(|p| p.into_inner()) = None;

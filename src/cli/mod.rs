@@ -104,7 +104,9 @@ pub fn parse_list(s: &str) -> Result<NumList, String> {
         .map(NumList)
 }
 
-/// Format a value for tables: `+inf` or 12 significant digits.
+/// Format a value for tables: `+inf`/`-inf`, otherwise the shortest decimal that reads back to the
+/// same `f64` (the digits JSON output prints too), positional for `1e-5 ≤ |v| < 1e16` and
+/// scientific (`1.5e-7`) outside that range; `−0` prints as `0`.
 pub fn fmt_value(v: f64) -> String {
     if v.is_infinite() {
         if v > 0.0 {
@@ -112,9 +114,26 @@ pub fn fmt_value(v: f64) -> String {
         } else {
             "-inf".into()
         }
+    } else if v == 0.0 || (1e-5..1e16).contains(&v.abs()) {
+        format!("{}", v + 0.0)
     } else {
-        format!("{v:.12e}")
+        format!("{v:e}")
     }
+}
+
+/// `--base e|2|10`: the logarithm base of every printed divergence and ε (and of the ε or
+/// divergence bounds given on the same command line). Computation is in nats; the conversion is
+/// `value / ln b` at the output edge ([`qrenyi::Base::scale`]).
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct BaseArg {
+    /// Logarithm base of divergences and ε, printed and given: e (nats, the default), 2 (bits)
+    /// or 10.
+    #[arg(long, default_value = "e", value_parser = parse_base)]
+    pub base: qrenyi::Base,
+}
+
+fn parse_base(s: &str) -> Result<qrenyi::Base, String> {
+    s.parse().map_err(|e: qrenyi::Error| e.to_string())
 }
 
 /// Format a parameter (α, γ, …) for tables: shortest round-trip form, `inf` for +∞.
@@ -122,6 +141,6 @@ pub fn fmt_param(x: f64) -> String {
     if x == f64::INFINITY {
         "inf".into()
     } else {
-        format!("{x}")
+        fmt_value(x)
     }
 }

@@ -65,16 +65,7 @@ pub fn run() -> i32 {
     }
 }
 
-/// A number for JSON output: finite values as numbers, ±∞ as the strings `"inf"` / `"-inf"`.
-pub fn json_number(v: f64) -> serde_json::Value {
-    if v == f64::INFINITY {
-        serde_json::Value::from("inf")
-    } else if v == f64::NEG_INFINITY {
-        serde_json::Value::from("-inf")
-    } else {
-        serde_json::Value::from(v + 0.0) // + 0.0 turns −0 into 0
-    }
-}
+pub use qrenyi::io::json_number;
 
 /// A comma-separated list of numbers given as one command-line value (`0.5,1,2,inf`).
 #[derive(Clone, Debug, PartialEq)]

@@ -263,13 +263,6 @@ pub fn run(args: &Args) -> Result<i32> {
     }
 }
 
-fn plot_err(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Io {
-        path: path.display().to_string(),
-        reason: e.to_string(),
-    }
-}
-
 /// SVG plot of `α ↦ D_α` (worst case over the pairs) and the fitted line `ξ + ρα`.
 fn draw(path: &Path, nb: &Neighbours, family: Family, xi: f64, fit: &FitResult) -> Result<()> {
     use plotters::prelude::*;
@@ -298,7 +291,7 @@ fn draw(path: &Path, nb: &Neighbours, family: Family, xi: f64, fit: &FitResult) 
         .fold(1e-12f64, f64::max)
         * 1.05;
     let root = SVGBackend::new(path, (720, 480)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| plot_err(path, e))?;
+    root.fill(&WHITE).map_err(|e| Error::io(path, e))?;
     let mut chart = ChartBuilder::on(&root)
         .caption(
             format!("{} D_α and ξ + ρα (ξ = {xi}, ρ = {rho:.6})", family.name()),
@@ -308,28 +301,28 @@ fn draw(path: &Path, nb: &Neighbours, family: Family, xi: f64, fit: &FitResult) 
         .x_label_area_size(36)
         .y_label_area_size(56)
         .build_cartesian_2d(1.0..amax, 0.0..ymax)
-        .map_err(|e| plot_err(path, e))?;
+        .map_err(|e| Error::io(path, e))?;
     chart
         .configure_mesh()
         .x_desc("α")
         .y_desc("divergence (nats)")
         .draw()
-        .map_err(|e| plot_err(path, e))?;
+        .map_err(|e| Error::io(path, e))?;
     chart
         .draw_series(LineSeries::new(pts, &BLUE))
-        .map_err(|e| plot_err(path, e))?
+        .map_err(|e| Error::io(path, e))?
         .label("D_α")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE));
     chart
         .draw_series(LineSeries::new(line, &RED))
-        .map_err(|e| plot_err(path, e))?
+        .map_err(|e| Error::io(path, e))?
         .label("ξ + ρα")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
     chart
         .configure_series_labels()
         .border_style(BLACK)
         .draw()
-        .map_err(|e| plot_err(path, e))?;
-    root.present().map_err(|e| plot_err(path, e))?;
+        .map_err(|e| Error::io(path, e))?;
+    root.present().map_err(|e| Error::io(path, e))?;
     Ok(())
 }

@@ -34,7 +34,8 @@ pub enum Family {
     /// Sandwiched (Müller-Lennert et al., Wilde–Winter–Yang 2014):
     /// `D̃_α = (1/(α−1)) ln Tr (σ^{(1−α)/2α} ρ σ^{(1−α)/2α})^α`, α ∈ (0, ∞]; data processing for α ≥ ½.
     Sandwiched,
-    /// Maximal / geometric (Matsumoto; Tomamichel 2015, Def. 4.? ; seed 000 Def. 20):
+    /// Maximal / geometric (Matsumoto 2018, "A new quantum version of f-divergence"; seed 000
+    /// Def. 20):
     /// `D̂_α = (1/(α−1)) ln Tr σ^{1/2} (σ^{−1/2} ρ σ^{−1/2})^α σ^{1/2}`, α ∈ (0, ∞]; data processing
     /// for α ∈ (0, 2].
     Maximal,

@@ -106,7 +106,7 @@ impl DensityMatrix {
 
     /// The classical (diagonal) state `diag(p)`; `p` must be a probability vector.
     pub fn diagonal(p: &[f64]) -> Result<Self> {
-        crate::divergence::classical::check_probability(p)?;
+        super::validation::check_probability(p)?;
         Self::new(Array2::from_diag(&Array1::from_iter(
             p.iter().map(|&x| Complex64::new(x, 0.0)),
         )))
@@ -129,7 +129,7 @@ impl DensityMatrix {
                 right: states.len(),
             });
         }
-        crate::divergence::classical::check_probability(weights)?;
+        super::validation::check_probability(weights)?;
         let d = states
             .first()
             .ok_or_else(|| Error::Empty("mixture of no states".into()))?

@@ -1,5 +1,6 @@
 //! Validation of input matrices: [`Tolerance`], squareness/finiteness, Hermiticity and the
-//! symmetrisation `(A + A†)/2` (docs/conventions.md, "Validation tolerance").
+//! symmetrisation `(A + A†)/2`, and probability vectors (the states of a classical system)
+//! (docs/conventions.md, "Validation tolerance").
 
 use crate::error::{Error, Result};
 use ndarray::{Array2, ArrayView2};
@@ -115,4 +116,34 @@ fn lower_triangle_tiled(r: usize, mut f: impl FnMut(usize, usize)) {
             }
         }
     }
+}
+
+/// Tolerance on `|Σ p − 1|` for a vector of length `n`: `1e-10 · √n`.
+pub fn probability_tolerance(n: usize) -> f64 {
+    1e-10 * (n.max(1) as f64).sqrt()
+}
+
+/// Validate a probability vector: non-empty, finite, non-negative, `|Σp − 1| ≤ 1e-10·√n`.
+pub fn check_probability(p: &[f64]) -> Result<()> {
+    if p.is_empty() {
+        return Err(Error::Empty("probability vector".into()));
+    }
+    if let Some((i, x)) = p.iter().enumerate().find(|(_, x)| !x.is_finite()) {
+        return Err(Error::NonFinite {
+            value: format!("{x}"),
+            position: format!("index {i}"),
+        });
+    }
+    if let Some((i, &x)) = p.iter().enumerate().find(|(_, x)| **x < 0.0) {
+        return Err(Error::NegativeProbability { index: i, value: x });
+    }
+    let s: f64 = p.iter().sum();
+    let tol = probability_tolerance(p.len());
+    if (s - 1.0).abs() > tol {
+        return Err(Error::TraceNotOne {
+            trace: s,
+            tolerance: tol,
+        });
+    }
+    Ok(())
 }

@@ -18,14 +18,17 @@ from ._result import Result
 __all__ = ["divergence", "audit", "dp_lambda"]
 
 
-def divergence(x, y, alpha, lam, *, bandwidth="median", kernel="rbf"):
+def divergence(x, y, alpha, lam, *, bandwidth="median", kernel="rbf", base="e"):
     """D̃_α(Σ̂_P ‖ Σ̂_Q + λI) of the samples ``x`` ~ P and ``y`` ~ Q.
 
     ``bandwidth``: a positive number or ``"median"`` (median distance between the samples);
     ``kernel``: rbf = exp(−‖x−y‖²/b²), laplace = exp(−‖x−y‖/b), imq = (1 + ‖x−y‖²/b²)^(−1/2).
-    The result has value, bandwidth, kernel, alpha, lambda, n, m.
+    ``base``: logarithm base of the value ("e", "2", "10"). The result has value, base,
+    bandwidth, kernel, alpha, lambda, n, m.
     """
-    return Result(_qrenyi.kernel_divergence(x, y, alpha, lam, bandwidth=bandwidth, kernel=kernel))
+    return Result(_qrenyi.kernel_divergence(
+        x, y, alpha, lam, bandwidth=None if bandwidth == "median" else bandwidth, kernel=kernel,
+        base=base))
 
 
 def audit(x, y, alpha, lam, *, epsilon=None, delta=None, rdp_tau=None, tau=None,

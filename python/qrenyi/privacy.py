@@ -44,18 +44,20 @@ __all__ = [
 ]
 
 
-def zcdp_to_dp(rho, xi=0.0, *, epsilon=None, delta=None):
+def zcdp_to_dp(rho, xi=0.0, *, epsilon=None, delta=None, base="e"):
     """(ξ, ρ)-zCDP → (ε, δ)-DP: δ at ``epsilon``, or ε at ``delta`` (give exactly one).
 
     Returns ``Result(delta=…, alpha=…)`` or ``Result(epsilon=…, alpha=…)`` — the bound optimised
-    over the Rényi order α (``alpha`` is the optimiser, ``None`` in trivial cases). CLI:
-    ``qrenyi convert zcdp --zcdp-rho R --xi X (--epsilon E | --delta D) --json``.
+    over the Rényi order α (``alpha`` is the optimiser, ``None`` in trivial cases). ``base``: the
+    logarithm base of ρ, ξ and ε, given and returned ("e" nats, "2" bits, "10"). CLI:
+    ``qrenyi convert zcdp --zcdp-rho R --xi X (--epsilon E | --delta D) [--base B] --json``.
     """
-    return Result(_qrenyi.zcdp_to_dp(rho, xi, epsilon=epsilon, delta=delta))
+    return Result(_qrenyi.zcdp_to_dp(rho, xi, epsilon=epsilon, delta=delta, base=base))
 
 
-def rdp_to_dp(alpha, tau, *, epsilon=None, delta=None):
-    """(α, τ)-RDP → (ε, δ)-DP: δ at ``epsilon`` or ε at ``delta`` (give exactly one).
+def rdp_to_dp(alpha, tau, *, epsilon=None, delta=None, base="e"):
+    """(α, τ)-RDP → (ε, δ)-DP: δ at ``epsilon`` or ε at ``delta`` (give exactly one; τ and ε in
+    ``base`` units).
 
     With ``delta`` the result also has ``epsilon_simple = τ + ln(1/δ)/(α−1)``.
 
@@ -63,7 +65,7 @@ def rdp_to_dp(alpha, tau, *, epsilon=None, delta=None):
     >>> r.epsilon < r.epsilon_simple
     True
     """
-    return Result(_qrenyi.rdp_to_dp(alpha, tau, epsilon=epsilon, delta=delta))
+    return Result(_qrenyi.rdp_to_dp(alpha, tau, epsilon=epsilon, delta=delta, base=base))
 
 
 def pure_to_zcdp(epsilon):
@@ -141,11 +143,13 @@ def randomized_response(epsilon=None, *, p=None):
     return _qrenyi.randomized_response(epsilon, p=p)
 
 
-def qzcdp_check(rho, sigma, zcdp_rho, xi=0.0, *, kind="sandwiched", symmetric=False, slack=1e-10):
+def qzcdp_check(rho, sigma, zcdp_rho, xi=0.0, *, family="sandwiched", symmetric=False, slack=1e-10,
+                base="e"):
     """Certified check that D_α(ρ‖σ) ≤ ξ + ρ_zCDP·α for every α > 1 (``qrenyi qzcdp check``).
 
-    ``rho``, ``sigma``: the neighbouring outputs (array-likes); ``kind``: sandwiched (default),
-    maximal or petz; ``symmetric``: also check D_α(σ‖ρ). The result has ``holds``, ``status``
+    ``rho``, ``sigma``: the neighbouring outputs (array-likes); ``family``: sandwiched (default),
+    maximal or petz; ``symmetric``: also check D_α(σ‖ρ); ``base``: units of ξ, ρ_zCDP and the
+    reported divergences. The result has ``holds``, ``status``
     (holds / violated / inconclusive), ``witness_alpha``, ``margin``, ``cover`` (certified
     intervals (lo, hi, d_hi)), ``evaluations`` and ``warnings``.
 
@@ -155,11 +159,13 @@ def qzcdp_check(rho, sigma, zcdp_rho, xi=0.0, *, kind="sandwiched", symmetric=Fa
     (True, 'holds')
     """
     return Result(
-        _qrenyi.qzcdp_check(rho, sigma, zcdp_rho, xi, kind=kind, symmetric=symmetric, slack=slack)
+        _qrenyi.qzcdp_check(rho, sigma, zcdp_rho, xi, family=family, symmetric=symmetric,
+                            slack=slack, base=base)
     )
 
 
-def qzcdp_fit(rho, sigma, xi=0.0, *, kind="sandwiched", symmetric=False, slack=1e-10, tolerance=1e-6):
+def qzcdp_fit(rho, sigma, xi=0.0, *, family="sandwiched", symmetric=False, slack=1e-10,
+              tolerance=1e-6, base="e"):
     """The smallest ρ_zCDP with D_α(ρ‖σ) ≤ ξ + ρ_zCDP·α for all α > 1 (``qrenyi qzcdp fit``).
 
     The result has ``zcdp_rho`` (certified upper bound within ``tolerance``), ``alpha`` (the
@@ -167,20 +173,22 @@ def qzcdp_fit(rho, sigma, xi=0.0, *, kind="sandwiched", symmetric=False, slack=1
     """
     return Result(
         _qrenyi.qzcdp_fit(
-            rho, sigma, xi, kind=kind, symmetric=symmetric, slack=slack, tolerance=tolerance
+            rho, sigma, xi, family=family, symmetric=symmetric, slack=slack,
+            tolerance=tolerance, base=base
         )
     )
 
 
-def quantum_dp(rho, sigma, *, epsilon=None, delta=None):
+def quantum_dp(rho, sigma, *, epsilon=None, delta=None, base="e"):
     """Quantum (ε, δ)-DP of a neighbouring pair (``qrenyi dp``): δ(ε) = max of the hockey-stick
     divergences E_{e^ε} in both orders, or the smallest ε with δ(ε) ≤ ``delta``.
 
-    The result has ``epsilon``, ``delta`` and ``pure_epsilon`` (D_max both ways).
+    The result has ``epsilon``, ``delta``, ``pure_epsilon`` (D_max both ways) and ``base`` (the
+    units of ε, given and returned).
 
     >>> import numpy as np
     >>> r = quantum_dp(np.diag([0.6, 0.4]), np.diag([0.4, 0.6]), epsilon=0.0)
     >>> round(r.delta, 12), round(r.pure_epsilon, 9)    # trace distance, ln 1.5 (rounded up)
     (0.2, 0.405465108)
     """
-    return Result(_qrenyi.quantum_dp(rho, sigma, epsilon=epsilon, delta=delta))
+    return Result(_qrenyi.quantum_dp(rho, sigma, epsilon=epsilon, delta=delta, base=base))

@@ -10,7 +10,7 @@ use qrenyi::divergence::batch::PARALLEL_BELOW;
 use qrenyi::divergence::{Family, Pair};
 use qrenyi::spectral::{with_single_blas_thread, Backend};
 use qrenyi::state::{DensityMatrix, Tolerance};
-use qrenyi::{Error, Result};
+use qrenyi::{Base, Error, Result};
 use rayon::prelude::*;
 use std::sync::Mutex;
 
@@ -90,27 +90,9 @@ impl Kind {
     }
 }
 
-/// `ln b` for the log base `b` ∈ {"e", "2", "10"}: results in nats are divided by it.
-// TODO(conventions merge): use `qrenyi::Base::from_str` / `Base::scale` once `src/base.rs` is on main.
-pub fn ln_base(base: &str) -> Result<f64> {
-    match base {
-        "e" => Ok(1.0),
-        "2" => Ok(std::f64::consts::LN_2),
-        "10" => Ok(std::f64::consts::LN_10),
-        other => Err(Error::Parse {
-            what: "base".into(),
-            reason: format!("unknown base {other:?} (expected e, 2 or 10)"),
-        }),
-    }
-}
-
-/// A value in nats in base `b` (`ln b` given); ±∞ and 0 are preserved.
-fn scale(nats: f64, ln_b: f64) -> f64 {
-    if ln_b == 1.0 {
-        nats
-    } else {
-        nats / ln_b
-    }
+/// The logarithm base called `s` ("e", "2", "10"; `qrenyi::Base`).
+pub fn base_of(s: &str) -> Result<Base> {
+    s.parse()
 }
 
 /// The eigensolver backend named `s` (`"auto"` is the default).
@@ -136,16 +118,8 @@ fn validate_as(what: &str, m: Array2<Complex64>, backend: Backend) -> Result<Den
     })
 }
 
-/// Root fidelity from the sandwiched divergence at α = ½: `D̃_{1/2} = −2 ln F`, so the value is
-/// the same whichever convention `Pair::fidelity` has.
-// TODO(conventions merge): call `Pair::fidelity` (root F) and `Pair::squared_fidelity` once the
-// conventions branch (fidelity = root fidelity) is on main.
-fn root_fidelity(pair: &Pair) -> Result<f64> {
-    Ok((-0.5 * pair.renyi(Family::Sandwiched, 0.5)?).exp())
-}
-
 /// The values of `kind` at the parameters `ps` (one value when the kind takes no parameter).
-pub fn evaluate(pair: &Pair, kind: Kind, ps: &[f64], ln_b: f64) -> Result<Vec<f64>> {
+pub fn evaluate(pair: &Pair, kind: Kind, ps: &[f64], base: Base) -> Result<Vec<f64>> {
     let mut v = match kind {
         Kind::Renyi(f) => {
             if ps.len() == 1 {
@@ -162,11 +136,11 @@ pub fn evaluate(pair: &Pair, kind: Kind, ps: &[f64], ln_b: f64) -> Result<Vec<f6
         Kind::Bs => vec![pair.belavkin_staszewski()?],
         Kind::Max => vec![pair.max_relative_entropy()?],
         Kind::TraceDistance => vec![pair.trace_distance()?],
-        Kind::Fidelity => vec![root_fidelity(pair)?],
-        Kind::SquaredFidelity => vec![root_fidelity(pair)?.powi(2)],
+        Kind::Fidelity => vec![pair.fidelity()?],
+        Kind::SquaredFidelity => vec![pair.squared_fidelity()?],
     };
     if kind.logarithmic() {
-        v.iter_mut().for_each(|x| *x = scale(*x, ln_b));
+        v.iter_mut().for_each(|x| *x = base.scale(*x));
     }
     Ok(v)
 }
@@ -222,13 +196,13 @@ fn stack_values(
     n: usize,
     kind: Kind,
     ps: &[f64],
-    ln_b: f64,
+    base: Base,
     backend: Backend,
 ) -> Vec<Result<Vec<f64>>> {
     let one = |k: usize| -> Result<Vec<f64>> {
         let r = rho.get("rho", k, backend)?;
         let s = sigma.get("sigma", k, backend)?;
-        evaluate(&Pair::new(&r, &s)?, kind, ps, ln_b)
+        evaluate(&Pair::new(&r, &s)?, kind, ps, base)
     };
     if rho.dim().max(sigma.dim()) >= PARALLEL_BELOW || n < 2 {
         (0..n).map(one).collect()
@@ -286,7 +260,7 @@ fn divergence<'py>(
     backend: &str,
 ) -> PyResult<Py<PyAny>> {
     let kind_v = Kind::parse(kind).map_err(to_py)?;
-    let ln_b = ln_base(base).map_err(to_py)?;
+    let base = base_of(base).map_err(to_py)?;
     let be = self::backend(backend).map_err(to_py)?;
     let alpha = convert::params("alpha", alpha)?;
     let gamma = convert::params("gamma", gamma)?;
@@ -325,7 +299,7 @@ fn divergence<'py>(
                     let (Side::One(r), Side::One(s)) = (&rho, &sigma) else {
                         unreachable!("both sides are single states")
                     };
-                    let v = evaluate(&Pair::new(r, s).map_err(to_py)?, kind_v, &ps, ln_b)
+                    let v = evaluate(&Pair::new(r, s).map_err(to_py)?, kind_v, &ps, base)
                         .map_err(to_py)?;
                     return Ok(if seq {
                         Out::Vector(v)
@@ -342,7 +316,7 @@ fn divergence<'py>(
                 }
                 (Some(a), _) | (None, Some(a)) => a,
             };
-            let rows = stack_values(&rho, &sigma, n, kind_v, &ps, ln_b, be);
+            let rows = stack_values(&rho, &sigma, n, kind_v, &ps, base, be);
             let width = ps.len().max(1);
             let mut flat = Vec::with_capacity(n * width);
             for (k, r) in rows.into_iter().enumerate() {
@@ -413,8 +387,8 @@ impl PyState {
     /// Von Neumann entropy −Tr ρ ln ρ in the given base.
     #[pyo3(signature = (*, base="e"))]
     fn entropy(&self, py: Python<'_>, base: &str) -> PyResult<f64> {
-        let ln_b = ln_base(base).map_err(to_py)?;
-        py.detach(|| guard(|| Ok(scale(self.state.entropy()?, ln_b))))
+        let base = base_of(base).map_err(to_py)?;
+        py.detach(|| guard(|| Ok(base.scale(self.state.entropy()?))))
     }
     fn __repr__(&self) -> String {
         format!(
@@ -560,8 +534,8 @@ impl PyPair {
     #[pyo3(signature = (family, alpha, *, base="e"))]
     fn renyi(&self, py: Python<'_>, family: &str, alpha: f64, base: &str) -> PyResult<f64> {
         let f = self::family(family).map_err(to_py)?;
-        let ln_b = ln_base(base).map_err(to_py)?;
-        self.with(py, |p| Ok(scale(p.renyi(f, alpha)?, ln_b)))
+        let base = base_of(base).map_err(to_py)?;
+        self.with(py, |p| Ok(base.scale(p.renyi(f, alpha)?)))
     }
     /// `D_α(ρ‖σ)` at many orders (reusing the α-independent work).
     #[pyo3(signature = (family, alphas, *, base="e"))]
@@ -573,7 +547,7 @@ impl PyPair {
         base: &str,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let f = self::family(family).map_err(to_py)?;
-        let ln_b = ln_base(base).map_err(to_py)?;
+        let base = base_of(base).map_err(to_py)?;
         let alphas = match convert::params("alphas", Some(alphas))? {
             Params::Absent => return Err(parse_error("alphas", "missing")),
             p => p.values(),
@@ -581,7 +555,7 @@ impl PyPair {
         let v = self.with(py, |p| {
             Ok(p.curve(f, &alphas)?
                 .into_iter()
-                .map(|x| scale(x, ln_b))
+                .map(|x| base.scale(x))
                 .collect::<Vec<_>>())
         })?;
         Ok(PyArray1::from_vec(py, v))
@@ -589,20 +563,20 @@ impl PyPair {
     /// `D_max(ρ‖σ)`.
     #[pyo3(signature = (*, base="e"))]
     fn max_relative_entropy(&self, py: Python<'_>, base: &str) -> PyResult<f64> {
-        let ln_b = ln_base(base).map_err(to_py)?;
-        self.with(py, |p| Ok(scale(p.max_relative_entropy()?, ln_b)))
+        let base = base_of(base).map_err(to_py)?;
+        self.with(py, |p| Ok(base.scale(p.max_relative_entropy()?)))
     }
     /// Umegaki relative entropy.
     #[pyo3(signature = (*, base="e"))]
     fn umegaki(&self, py: Python<'_>, base: &str) -> PyResult<f64> {
-        let ln_b = ln_base(base).map_err(to_py)?;
-        self.with(py, |p| Ok(scale(p.umegaki()?, ln_b)))
+        let base = base_of(base).map_err(to_py)?;
+        self.with(py, |p| Ok(base.scale(p.umegaki()?)))
     }
     /// Belavkin–Staszewski relative entropy.
     #[pyo3(signature = (*, base="e"))]
     fn belavkin_staszewski(&self, py: Python<'_>, base: &str) -> PyResult<f64> {
-        let ln_b = ln_base(base).map_err(to_py)?;
-        self.with(py, |p| Ok(scale(p.belavkin_staszewski()?, ln_b)))
+        let base = base_of(base).map_err(to_py)?;
+        self.with(py, |p| Ok(base.scale(p.belavkin_staszewski()?)))
     }
     /// `E_γ(ρ‖σ) = Tr(ρ − γσ)_+`.
     fn hockey_stick(&self, py: Python<'_>, gamma: f64) -> PyResult<f64> {
@@ -614,11 +588,11 @@ impl PyPair {
     }
     /// Root fidelity F = ‖√ρ√σ‖₁.
     fn fidelity(&self, py: Python<'_>) -> PyResult<f64> {
-        self.with(py, root_fidelity)
+        self.with(py, |p| p.fidelity())
     }
     /// Squared fidelity F².
     fn squared_fidelity(&self, py: Python<'_>) -> PyResult<f64> {
-        self.with(py, |p| Ok(root_fidelity(p)?.powi(2)))
+        self.with(py, |p| p.squared_fidelity())
     }
     /// Whether supp ρ ⊆ supp σ.
     fn is_supported(&self, py: Python<'_>) -> PyResult<bool> {

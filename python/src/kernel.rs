@@ -68,7 +68,7 @@ fn o<'py, T: IntoPyObject<'py>>(py: Python<'py>, v: T) -> PyResult<Py<PyAny>> {
 
 /// `kernel-divergence`: D̃_α(Σ̂_P ‖ Σ̂_Q + λI) of two samples.
 #[pyfunction]
-#[pyo3(signature = (x, y, alpha, lam, *, bandwidth=None, kernel="rbf"))]
+#[pyo3(signature = (x, y, alpha, lam, *, bandwidth=None, kernel="rbf", base="e"))]
 fn kernel_divergence<'py>(
     py: Python<'py>,
     x: &Bound<'py, PyAny>,
@@ -77,7 +77,9 @@ fn kernel_divergence<'py>(
     lam: f64,
     bandwidth: Option<Bound<'py, PyAny>>,
     kernel: &str,
+    base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let base: qrenyi::Base = base.parse().map_err(crate::to_py)?;
     let xs = convert::real_matrix("x", x)?;
     let ys = convert::real_matrix("y", y)?;
     let bw = self::bandwidth(bandwidth.as_ref())?;
@@ -91,7 +93,8 @@ fn kernel_divergence<'py>(
     items(
         py,
         vec![
-            ("value", o(py, v + 0.0)?),
+            ("value", o(py, base.scale(v) + 0.0)?),
+            ("base", o(py, base.to_string())?),
             ("bandwidth", o(py, k.bandwidth())?),
             ("kernel", o(py, k.kind().name())?),
             ("alpha", o(py, alpha)?),

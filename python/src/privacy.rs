@@ -16,7 +16,11 @@ use qrenyi::privacy::conversion::{
 use qrenyi::privacy::mechanisms::{Gaussian, Laplace, Mechanism, RandomizedResponse};
 use qrenyi::privacy::qzcdp::{CertifyOptions, Neighbours, Status};
 use qrenyi::privacy::{PureDp, Rdp, RdpCurve, Zcdp};
-use qrenyi::Result;
+use qrenyi::{Base, Result};
+
+fn base_of(s: &str) -> PyResult<Base> {
+    s.parse().map_err(to_py)
+}
 
 /// Exactly one of ε / δ.
 enum Want {
@@ -24,9 +28,10 @@ enum Want {
     EpsilonAt(f64),
 }
 
-fn want(epsilon: Option<f64>, delta: Option<f64>) -> PyResult<Want> {
+/// ε is given in `base` units and returned in nats.
+fn want(epsilon: Option<f64>, delta: Option<f64>, base: Base) -> PyResult<Want> {
     match (epsilon, delta) {
-        (Some(e), None) => Ok(Want::DeltaAt(e)),
+        (Some(e), None) => Ok(Want::DeltaAt(base.to_nats(e))),
         (None, Some(d)) => Ok(Want::EpsilonAt(d)),
         _ => Err(parse_error(
             "arguments",
@@ -62,54 +67,72 @@ fn obj<'py, T: IntoPyObject<'py>>(py: Python<'py>, x: T) -> PyResult<PyObject> {
     x.into_bound_py_any(py).map(Bound::unbind)
 }
 
-/// `convert zcdp`: (ξ, ρ)-zCDP → δ(ε) or ε(δ).
+/// The CLI's `base` key and its ε conversion: values of keys starting with `epsilon` go from
+/// nats to `base`.
+fn with_base<'py>(py: Python<'py>, base: Base, mut items: Pairs) -> PyResult<Bound<'py, PyDict>> {
+    items.push(("base", obj(py, base.to_string())?));
+    dict(py, items)
+}
+
+/// `convert zcdp`: (ξ, ρ)-zCDP → δ(ε) or ε(δ) (ξ, ρ and ε in `base` units).
 #[pyfunction]
-#[pyo3(signature = (rho, xi=0.0, *, epsilon=None, delta=None))]
+#[pyo3(signature = (rho, xi=0.0, *, epsilon=None, delta=None, base="e"))]
 fn zcdp_to_dp<'py>(
     py: Python<'py>,
     rho: f64,
     xi: f64,
     epsilon: Option<f64>,
     delta: Option<f64>,
+    base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let w = want(epsilon, delta)?;
+    let b = base_of(base)?;
+    let w = want(epsilon, delta, b)?;
     let (key, c) = guard(|| {
-        let z = Zcdp::new(xi, rho)?;
+        let z = Zcdp::new(b.to_nats(xi), b.to_nats(rho))?;
         Ok(match w {
             Want::DeltaAt(e) => ("delta", zcdp_delta(z, e)?),
             Want::EpsilonAt(d) => ("epsilon", zcdp_epsilon(z, d)?),
         })
     })?;
-    dict(py, vec![(key, f(py, c.value)), ("alpha", opt(py, c.alpha))])
+    let v = if key == "epsilon" {
+        b.scale(c.value)
+    } else {
+        c.value
+    };
+    with_base(py, b, vec![(key, f(py, v)), ("alpha", opt(py, c.alpha))])
 }
 
-/// `convert rdp`: (α, τ)-RDP → δ(ε) or ε(δ) (with ε(δ) also the simpler τ + ln(1/δ)/(α−1)).
+/// `convert rdp`: (α, τ)-RDP → δ(ε) or ε(δ) (with ε(δ) also the simpler τ + ln(1/δ)/(α−1));
+/// τ and ε in `base` units.
 #[pyfunction]
-#[pyo3(signature = (alpha, tau, *, epsilon=None, delta=None))]
+#[pyo3(signature = (alpha, tau, *, epsilon=None, delta=None, base="e"))]
 fn rdp_to_dp<'py>(
     py: Python<'py>,
     alpha: f64,
     tau: f64,
     epsilon: Option<f64>,
     delta: Option<f64>,
+    base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let w = want(epsilon, delta)?;
-    let r = guard(|| Rdp::new(alpha, tau))?;
+    let b = base_of(base)?;
+    let w = want(epsilon, delta, b)?;
+    let r = guard(|| Rdp::new(alpha, b.to_nats(tau)))?;
     match w {
         Want::EpsilonAt(d) => {
             let (e, s) = guard(|| Ok((rdp_epsilon(r, d)?, rdp_epsilon_simple(r, d)?)))?;
-            dict(
+            with_base(
                 py,
+                b,
                 vec![
-                    ("epsilon", f(py, e)),
+                    ("epsilon", f(py, b.scale(e))),
                     ("alpha", f(py, alpha)),
-                    ("epsilon_simple", f(py, s)),
+                    ("epsilon_simple", f(py, b.scale(s))),
                 ],
             )
         }
         Want::DeltaAt(e) => {
             let d = guard(|| rdp_delta(r, e))?;
-            dict(py, vec![("delta", f(py, d)), ("alpha", f(py, alpha))])
+            with_base(py, b, vec![("delta", f(py, d)), ("alpha", f(py, alpha))])
         }
     }
 }
@@ -327,12 +350,12 @@ fn randomized_response(epsilon: Option<f64>, p: Option<f64>) -> PyResult<PyMecha
     })
 }
 
-fn family_of(kind: &str) -> PyResult<Family> {
-    match kind {
-        "sandwiched" | "maximal" | "petz" => kind.parse().map_err(to_py),
+fn family_of(family: &str) -> PyResult<Family> {
+    match family {
+        "sandwiched" | "maximal" | "petz" => family.parse().map_err(to_py),
         other => Err(parse_error(
-            "kind",
-            format!("unknown kind {other:?} (expected sandwiched, maximal or petz)"),
+            "family",
+            format!("unknown family {other:?} (expected sandwiched, maximal or petz)"),
         )),
     }
 }
@@ -362,9 +385,10 @@ fn status_name(s: Status) -> &'static str {
     }
 }
 
-/// `qzcdp check`: certified check of D_α(ρ‖σ) ≤ ξ + ρα for all α > 1.
+/// `qzcdp check`: certified check of D_α(ρ‖σ) ≤ ξ + ρα for all α > 1 (ξ, ρ, the margin and
+/// the cover's divergence bounds in `base` units).
 #[pyfunction]
-#[pyo3(signature = (rho, sigma, zcdp_rho, xi=0.0, *, kind="sandwiched", symmetric=false, slack=1e-10))]
+#[pyo3(signature = (rho, sigma, zcdp_rho, xi=0.0, *, family="sandwiched", symmetric=false, slack=1e-10, base="e"))]
 #[allow(clippy::too_many_arguments)]
 fn qzcdp_check<'py>(
     py: Python<'py>,
@@ -372,24 +396,31 @@ fn qzcdp_check<'py>(
     sigma: &Bound<'py, PyAny>,
     zcdp_rho: f64,
     xi: f64,
-    kind: &str,
+    family: &str,
     symmetric: bool,
     slack: f64,
+    base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let family = family_of(kind)?;
+    let family = family_of(family)?;
+    let b = base_of(base)?;
     let nb = neighbours(py, rho, sigma, symmetric)?;
     let opts = CertifyOptions {
         slack,
         ..Default::default()
     };
-    let r = py.detach(|| guard(|| nb.check(family, xi, zcdp_rho, &opts)))?;
-    let cover: Vec<(f64, f64, f64)> = r.cover.iter().map(|c| (c.lo, c.hi, c.d_hi)).collect();
+    let r = py.detach(|| guard(|| nb.check(family, b.to_nats(xi), b.to_nats(zcdp_rho), &opts)))?;
+    let cover: Vec<(f64, f64, f64)> = r
+        .cover
+        .iter()
+        .map(|c| (c.lo, c.hi, b.scale(c.d_hi)))
+        .collect();
     dict(
         py,
         vec![
             ("holds", obj(py, r.holds)?),
             ("witness_alpha", opt(py, r.witness_alpha)),
-            ("margin", f(py, r.margin)),
+            ("margin", f(py, b.scale(r.margin))),
+            ("base", obj(py, b.to_string())?),
             ("status", obj(py, status_name(r.status))?),
             ("cover", obj(py, cover)?),
             ("evaluations", obj(py, r.evaluations)?),
@@ -398,52 +429,60 @@ fn qzcdp_check<'py>(
     )
 }
 
-/// `qzcdp fit`: the minimal ρ for a given ξ (certified upper bound within a relative tolerance).
+/// `qzcdp fit`: the minimal ρ for a given ξ (certified upper bound within a relative tolerance;
+/// ξ and the results in `base` units).
 #[pyfunction]
-#[pyo3(signature = (rho, sigma, xi=0.0, *, kind="sandwiched", symmetric=false, slack=1e-10, tolerance=1e-6))]
+#[pyo3(signature = (rho, sigma, xi=0.0, *, family="sandwiched", symmetric=false, slack=1e-10, tolerance=1e-6, base="e"))]
 #[allow(clippy::too_many_arguments)]
 fn qzcdp_fit<'py>(
     py: Python<'py>,
     rho: &Bound<'py, PyAny>,
     sigma: &Bound<'py, PyAny>,
     xi: f64,
-    kind: &str,
+    family: &str,
     symmetric: bool,
     slack: f64,
     tolerance: f64,
+    base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let family = family_of(kind)?;
+    let family = family_of(family)?;
+    let b = base_of(base)?;
     let nb = neighbours(py, rho, sigma, symmetric)?;
     let opts = CertifyOptions {
         slack,
         tolerance,
         ..Default::default()
     };
-    let r = py.detach(|| guard(|| nb.fit(family, xi, &opts)))?;
+    let xi_nats = b.to_nats(xi);
+    let r = py.detach(|| guard(|| nb.fit(family, xi_nats, &opts)))?;
     dict(
         py,
         vec![
-            ("zcdp_rho", f(py, r.rho)),
+            ("zcdp_rho", f(py, b.scale(r.rho))),
             ("alpha", opt(py, r.alpha)),
-            ("xi", f(py, xi)),
-            ("lower", f(py, r.lower)),
+            ("xi", f(py, b.scale(xi_nats))),
+            ("lower", f(py, b.scale(r.lower))),
+            ("base", obj(py, b.to_string())?),
             ("evaluations", obj(py, r.evaluations)?),
             ("warnings", obj(py, r.warnings)?),
         ],
     )
 }
 
-/// `dp`: quantum (ε, δ)-DP of a neighbouring pair (hockey-stick divergence, both orders).
+/// `dp`: quantum (ε, δ)-DP of a neighbouring pair (hockey-stick divergence, both orders); ε in
+/// `base` units.
 #[pyfunction]
-#[pyo3(signature = (rho, sigma, *, epsilon=None, delta=None))]
+#[pyo3(signature = (rho, sigma, *, epsilon=None, delta=None, base="e"))]
 fn quantum_dp<'py>(
     py: Python<'py>,
     rho: &Bound<'py, PyAny>,
     sigma: &Bound<'py, PyAny>,
     epsilon: Option<f64>,
     delta: Option<f64>,
+    base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let w = want(epsilon, delta)?;
+    let b = base_of(base)?;
+    let w = want(epsilon, delta, b)?;
     let nb = neighbours(py, rho, sigma, false)?;
     let (eps, del, pure) = py.detach(|| {
         guard(|| {
@@ -454,12 +493,13 @@ fn quantum_dp<'py>(
             })
         })
     })?;
-    dict(
+    with_base(
         py,
+        b,
         vec![
-            ("epsilon", f(py, eps)),
+            ("epsilon", f(py, b.scale(eps))),
             ("delta", f(py, del)),
-            ("pure_epsilon", f(py, pure)),
+            ("pure_epsilon", f(py, b.scale(pure))),
         ],
     )
 }

@@ -24,7 +24,7 @@ def same(py, cli_json):
 def test_result_objects():
     r = privacy.zcdp_to_dp(0.5, delta=1e-6)
     assert r.epsilon == r["epsilon"] == r.to_dict()["epsilon"]
-    assert set(r.to_dict()) == {"epsilon", "alpha"}
+    assert set(r.to_dict()) == {"epsilon", "alpha", "base"} and r.base == "e"
     with pytest.raises(AttributeError):
         r.nothing
 
@@ -38,6 +38,9 @@ def test_convert_zcdp_matches_cli(cli, rho, xi, flag, value):
     assert code == 0, err
     kw = {flag[2:]: value}
     same(privacy.zcdp_to_dp(rho, xi, **kw), json.loads(out))
+    code, out, err = cli("convert", "zcdp", "--zcdp-rho", rho, "--xi", xi, flag, value, "--base", "2", "--json")
+    assert code == 0, err
+    same(privacy.zcdp_to_dp(rho, xi, base="2", **kw), json.loads(out))
 
 
 @pytest.mark.parametrize("alpha,tau,flag,value", [
@@ -106,6 +109,9 @@ def test_quantum_dp_matches_cli(cli, neighbours):
         code, out, err = cli("dp", "--rho", a, "--sigma", b, flag, value, "--json")
         assert code == 0, err
         same(privacy.quantum_dp(rho, sigma, **{flag[2:]: value}), json.loads(out))
+        code, out, err = cli("dp", "--rho", a, "--sigma", b, flag, value, "--base", "10", "--json")
+        assert code == 0, err
+        same(privacy.quantum_dp(rho, sigma, base="10", **{flag[2:]: value}), json.loads(out))
 
 
 def test_qzcdp_matches_cli(cli, neighbours):
@@ -114,11 +120,14 @@ def test_qzcdp_matches_cli(cli, neighbours):
     code, out, err = cli("qzcdp", "fit", "--rho", a, "--sigma", b, "--json")
     assert code == 0, err
     same(fit, json.loads(out))
+    code, out, err = cli("qzcdp", "fit", "--rho", a, "--sigma", b, "--base", "2", "--xi", "0.01", "--json")
+    assert code == 0, err
+    same(privacy.qzcdp_fit(rho, sigma, 0.01, base="2"), json.loads(out))
     for kind in ["sandwiched", "maximal", "petz"]:
         for zr in [fit.zcdp_rho * 1.01, fit.zcdp_rho * 0.5]:
             code, out, err = cli("qzcdp", "check", "--rho", a, "--sigma", b, "--zcdp-rho", repr(zr),
-                                 "--kind", kind, "--symmetric", "--json")
-            r = privacy.qzcdp_check(rho, sigma, zr, kind=kind, symmetric=True)
+                                 "--family", kind, "--symmetric", "--json")
+            r = privacy.qzcdp_check(rho, sigma, zr, family=kind, symmetric=True)
             assert code == (0 if r.holds else 1), err
             same(r, json.loads(out))
     assert privacy.qzcdp_check(rho, sigma, fit.zcdp_rho * 1.01).holds

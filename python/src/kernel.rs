@@ -69,6 +69,7 @@ fn o<'py, T: IntoPyObject<'py>>(py: Python<'py>, v: T) -> PyResult<Py<PyAny>> {
 /// `kernel-divergence`: D̃_α(Σ̂_P ‖ Σ̂_Q + λI) of two samples.
 #[pyfunction]
 #[pyo3(signature = (x, y, alpha, lam, *, bandwidth=None, kernel="rbf", base="e"))]
+#[allow(clippy::too_many_arguments)]
 fn kernel_divergence<'py>(
     py: Python<'py>,
     x: &Bound<'py, PyAny>,

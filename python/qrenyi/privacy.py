@@ -77,18 +77,19 @@ def pure_to_zcdp(epsilon):
     return Result(_qrenyi.pure_to_zcdp_(epsilon))
 
 
-def compose(epsilon, k, delta=0.0, delta_total=None):
+def compose(epsilon, k, delta=0.0, delta_total=None, *, base="e"):
     """Every composition bound for ``k`` copies of (ε, δ)-DP at total δ, side by side.
 
     ``delta_total`` defaults to ``k·δ + 1e-6`` (capped at 1), as in ``qrenyi compose``. The result
     has ``bounds`` (a list of dicts: name, source, epsilon_total, delta_total, applicable,
-    tightest, note) and ``tightest`` (the name of the smallest applicable ε_total).
+    tightest, note) and ``tightest`` (the name of the smallest applicable ε_total); ε and
+    ε_total in ``base`` units.
 
     >>> r = compose(0.1, 100, 1e-6, 1e-4)
     >>> r.tightest is not None and r.bounds[0]["name"] == "basic"
     True
     """
-    return Result(_qrenyi.compose(epsilon, k, delta, delta_total))
+    return Result(_qrenyi.compose(epsilon, k, delta, delta_total, base=base))
 
 
 def compose_zcdp(guarantees):

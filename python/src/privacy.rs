@@ -146,16 +146,18 @@ fn pure_to_zcdp_<'py>(py: Python<'py>, epsilon: f64) -> PyResult<Bound<'py, PyDi
 
 /// `compose`: every composition bound for k copies of (ε, δ)-DP at δ_total.
 #[pyfunction]
-#[pyo3(signature = (epsilon, k, delta=0.0, delta_total=None))]
+#[pyo3(signature = (epsilon, k, delta=0.0, delta_total=None, *, base="e"))]
 fn compose<'py>(
     py: Python<'py>,
     epsilon: f64,
     k: usize,
     delta: f64,
     delta_total: Option<f64>,
+    base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let b = base_of(base)?;
     let dt = delta_total.unwrap_or_else(|| (k as f64 * delta + 1e-6).min(1.0));
-    let (rows, best) = guard(|| compare(epsilon, delta, k, dt))?;
+    let (rows, best) = guard(|| compare(b.to_nats(epsilon), delta, k, dt))?;
     let bounds = rows
         .iter()
         .enumerate()
@@ -165,7 +167,7 @@ fn compose<'py>(
                 vec![
                     ("name", obj(py, r.name)?),
                     ("source", obj(py, r.source)?),
-                    ("epsilon_total", opt(py, r.epsilon)),
+                    ("epsilon_total", opt(py, r.epsilon.map(|e| b.scale(e)))),
                     ("delta_total", f(py, r.delta)),
                     ("applicable", obj(py, r.epsilon.is_some())?),
                     ("tightest", obj(py, Some(i) == best)?),
@@ -183,6 +185,7 @@ fn compose<'py>(
             ("delta_total", f(py, dt)),
             ("bounds", obj(py, bounds)?),
             ("tightest", obj(py, best.map(|i| rows[i].name))?),
+            ("base", obj(py, b.to_string())?),
         ],
     )
 }

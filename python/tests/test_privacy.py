@@ -53,15 +53,18 @@ def test_convert_rdp_matches_cli(cli, alpha, tau, flag, value):
 
 
 def test_compose_matches_cli(cli):
-    for eps, delta, k, dt in [(0.1, 1e-6, 100, 1e-4), (1.0, 0.0, 10, None), (0.01, 0.0, 1000, 1e-5)]:
-        args = ["compose", "--epsilon", eps, "--delta", delta, "--k", k, "--json"]
+    for eps, delta, k, dt, base in [(0.1, 1e-6, 100, 1e-4, "e"), (1.0, 0.0, 10, None, "e"),
+                                    (0.01, 0.0, 1000, 1e-5, "2")]:
+        args = ["compose", "--epsilon", eps, "--delta", delta, "--k", k, "--base", base, "--json"]
         if dt is not None:
             args += ["--delta-total", dt]
         code, out, err = cli(*args)
         assert code == 0, err
         want = json.loads(out)
-        got = privacy.compose(eps, k, delta, dt).to_dict()
+        got = privacy.compose(eps, k, delta, dt, base=base).to_dict()
+        assert set(got) == set(want)
         assert got["tightest"] == want["tightest"] and got["delta_total"] == want["delta_total"]
+        assert got["base"] == want["base"] == base
         for g, w in zip(got["bounds"], want["bounds"]):
             w = {kk: (cli_number(vv) if isinstance(vv, str) and kk != "name" and kk != "source" and kk != "note" else vv) for kk, vv in w.items()}
             assert g == w

@@ -22,6 +22,8 @@
 
 pub mod divergence;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod io;
 pub mod kernel;
 pub mod privacy;

@@ -91,6 +91,9 @@ pub struct ExperimentConfig {
     pub seed: u64,
 }
 
+/// Largest sample size `n` of the experiment.
+pub const MAX_EXPERIMENT_N: usize = 10_000;
+
 impl ExperimentConfig {
     /// The paper's settings: `d = 30`, `n ∈ {200, 400, 600}`, 5 runs, α ∈ {2, 6, 12}, 13
     /// log-spaced λ from 2.5·10⁻⁴ to 0.1, the four [`Scenario::paper`] mechanisms.
@@ -114,6 +117,16 @@ impl ExperimentConfig {
         }
         if let Some(&n) = self.ns.iter().find(|&&n| n < 2) {
             return Err(Error::invalid("n", n as f64, "need at least 2 points"));
+        }
+        if let Some(&n) = self.ns.iter().find(|&&n| n > MAX_EXPERIMENT_N) {
+            return Err(Error::invalid(
+                "n",
+                n as f64,
+                format!(
+                    "at most {MAX_EXPERIMENT_N}: each run holds three n×n Gram blocks and their \
+                     eigendecompositions (8n² bytes each, ~2.4 GB at the limit)"
+                ),
+            ));
         }
         if self.alphas.is_empty() || self.lambdas.is_empty() || self.scenarios.is_empty() {
             return Err(Error::Empty("experiment grid (α, λ or scenarios)".into()));

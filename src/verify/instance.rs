@@ -125,7 +125,8 @@ impl Item {
         }
     }
 
-    fn kind(&self) -> &'static str {
+    /// `state`, `distribution`, `channel` or `scalar`.
+    pub fn kind(&self) -> &'static str {
         match self {
             Item::State { .. } => "state",
             Item::Distribution(_) => "distribution",
@@ -377,6 +378,17 @@ impl Instance {
                 .ok_or_else(|| bad("item without \"name\"".into()))?;
             let matrix = || -> Result<Array2<Complex64>> {
                 if let Some(f) = it["file"].as_str() {
+                    // a plain file name beside the JSON document: no directories, no `..`
+                    let plain = Path::new(f).components().count() == 1
+                        && matches!(
+                            Path::new(f).components().next(),
+                            Some(std::path::Component::Normal(_))
+                        );
+                    if !plain {
+                        return Err(bad(format!(
+                            "{name}: file {f:?} must be a plain file name in the document's directory"
+                        )));
+                    }
                     read_matrix(dir.join(f))
                 } else {
                     let jm: crate::io::JsonMatrix = serde_json::from_value(it["matrix"].clone())

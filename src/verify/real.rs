@@ -334,7 +334,11 @@ impl Real for Hp {
         // scales every ratio by the same factor). The cross products of the f64 inputs are exact
         // at 256 bits (106-bit products, unbounded exponent), so the comparison is exact and
         // transitive: a total order, ties broken by index.
-        let (ph, qh): (Vec<Hp>, Vec<Hp>) = p.iter().zip(q).map(|(&a, &b)| (Hp::lit(a), Hp::lit(b))).unzip();
+        let (ph, qh): (Vec<Hp>, Vec<Hp>) = p
+            .iter()
+            .zip(q)
+            .map(|(&a, &b)| (Hp::lit(a), Hp::lit(b)))
+            .unzip();
         let mut idx: Vec<usize> = (0..p.len()).filter(|&i| p[i] > 0.0).collect();
         idx.sort_by(|&i, &j| {
             let (a, b) = (ph[j].clone() * qh[i].clone(), ph[i].clone() * qh[j].clone());

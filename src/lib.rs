@@ -26,6 +26,7 @@ pub mod error;
 pub mod fuzzing;
 pub mod io;
 pub mod kernel;
+pub mod order;
 pub mod privacy;
 pub mod spectral;
 pub mod state;

@@ -53,14 +53,12 @@ fn check_pair(p: &[f64], q: &[f64]) -> Result<()> {
 }
 
 fn check_order(alpha: f64) -> Result<()> {
-    if alpha >= 0.0 {
-        Ok(())
-    } else {
-        Err(Error::AlphaOutOfRange {
-            alpha,
-            expected: "classical Rényi divergence needs α ∈ [0, ∞]".into(),
-        })
-    }
+    crate::order::Order::new(
+        alpha,
+        crate::order::OrderRange::NonNegative,
+        "the classical Rényi divergence",
+    )
+    .map(|_| ())
 }
 
 /// The weighted log-likelihood ratios `(p_i/Σp, ln p_i − ln q_i)` over `p_i > 0`.

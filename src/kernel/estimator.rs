@@ -63,14 +63,12 @@ struct SigmaSplit {
 }
 
 fn check_alpha(alpha: f64) -> Result<()> {
-    if alpha > 0.0 {
-        Ok(())
-    } else {
-        Err(Error::AlphaOutOfRange {
-            alpha,
-            expected: "the sandwiched kernel Rényi divergence needs α ∈ (0, ∞]".into(),
-        })
-    }
+    crate::order::Order::new(
+        alpha,
+        crate::order::OrderRange::Positive,
+        "the sandwiched kernel Rényi divergence",
+    )
+    .map(|_| ())
 }
 
 fn check_lambda(lambda: f64) -> Result<()> {

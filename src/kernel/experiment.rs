@@ -138,11 +138,12 @@ impl ExperimentConfig {
                 "the plotted λ grid must be positive",
             ));
         }
-        if let Some(&a) = self.alphas.iter().find(|&&a| !(a > 0.0 && a.is_finite())) {
-            return Err(Error::AlphaOutOfRange {
-                alpha: a,
-                expected: "finite α > 0 in the experiment".into(),
-            });
+        for &a in &self.alphas {
+            crate::order::Order::new(
+                a,
+                crate::order::OrderRange::PositiveFinite,
+                "the experiment",
+            )?;
         }
         Ok(())
     }

@@ -390,12 +390,11 @@ impl Depolarizing {
                 "the D_α closed form is for orthogonal inputs (τ = 1)",
             ));
         }
-        if alpha.is_nan() || alpha < 0.0 {
-            return Err(Error::AlphaOutOfRange {
-                alpha,
-                expected: "α ∈ [0, ∞]".into(),
-            });
-        }
+        crate::order::Order::new(
+            alpha,
+            crate::order::OrderRange::NonNegative,
+            "the depolarizing closed form",
+        )?;
         let c = self.p / self.d as f64;
         let big = 1.0 - self.p + c;
         let l = big.ln() - c.ln();

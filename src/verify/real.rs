@@ -279,12 +279,11 @@ impl Real for Hp {
     }
     fn renyi(p: &[f64], q: &[f64], alpha: f64) -> Result<Self> {
         hp_check(p, q)?;
-        if !(alpha > 0.0 && alpha.is_finite()) {
-            return Err(Error::AlphaOutOfRange {
-                alpha,
-                expected: "high-precision Rényi divergence needs finite α > 0".into(),
-            });
-        }
+        crate::order::Order::new(
+            alpha,
+            crate::order::OrderRange::PositiveFinite,
+            "the high-precision Rényi divergence",
+        )?;
         let (pn, qn) = (hp_normalised(p), hp_normalised(q));
         let leaks = p.iter().zip(q).any(|(&a, &b)| a > 0.0 && b == 0.0);
         let live = || {

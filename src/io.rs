@@ -574,7 +574,13 @@ pub fn replace_atomically(path: &Path, fill: impl FnOnce(&Path) -> Result<()>) -
         .ok_or_else(|| io_err(path, "not a file name"))?
         .to_string_lossy()
         .into_owned();
-    let tmp = unique_path(&dir, &format!(".{name}.{}.tmp", std::process::id()), "");
+    // `.tmp-<pid>[-k]-<name>`: hidden, and ending in the target's extension (plot backends
+    // choose the image format from it)
+    let tmp = unique_path(
+        &dir,
+        &format!(".tmp-{}", std::process::id()),
+        &format!("-{name}"),
+    );
     // reserve the name exclusively before `fill` writes to it
     drop(create_new(&tmp)?);
     let result = fill(&tmp).and_then(|()| {

@@ -233,7 +233,8 @@ pub fn run(args: &Args) -> Result<i32> {
             let family: Family = common.kind.into();
             let r = nb.fit(family, *xi, &opts)?;
             if let Some(path) = plot {
-                draw(path, &nb, family, *xi, &r)?;
+                // the named file is replaced atomically (drawn beside it, then renamed)
+                qrenyi::io::replace_atomically(path, |tmp| draw(tmp, &nb, family, *xi, &r))?;
             }
             print_fit(&r, *xi, common.json);
             Ok(0)

@@ -401,20 +401,23 @@ pub fn write_outputs(result: &ExperimentResult, dir: &Path) -> Result<Vec<std::p
     .iter()
     .map(|f| dir.join(f))
     .collect();
-    std::fs::write(&paths[0], runs).map_err(|e| io_err(&paths[0], e))?;
-    std::fs::write(&paths[1], curves).map_err(|e| io_err(&paths[1], e))?;
+    // each file replaced atomically (written beside it, then renamed): a link planted at one of
+    // these names is replaced, never followed
+    use crate::io::{replace_atomically, replace_with_bytes};
+    replace_with_bytes(&paths[0], runs.as_bytes())?;
+    replace_with_bytes(&paths[1], curves.as_bytes())?;
     crate::io::register_plot_font()?;
-    {
-        let root = SVGBackend::new(&paths[2], (1200, 1000)).into_drawing_area();
+    replace_atomically(&paths[2], |tmp| {
+        let root = SVGBackend::new(tmp, (1200, 1000)).into_drawing_area();
         draw_figure(result, &root).map_err(|e| io_err(&paths[2], e))?;
-        root.present().map_err(|e| io_err(&paths[2], e))?;
-    }
-    {
-        let root = BitMapBackend::new(&paths[3], (1200, 1000)).into_drawing_area();
+        root.present().map_err(|e| io_err(&paths[2], e))
+    })?;
+    replace_atomically(&paths[3], |tmp| {
+        let root = BitMapBackend::new(tmp, (1200, 1000)).into_drawing_area();
         draw_figure(result, &root).map_err(|e| io_err(&paths[3], e))?;
-        root.present().map_err(|e| io_err(&paths[3], e))?;
-    }
-    std::fs::write(&paths[4], summary(result)?).map_err(|e| io_err(&paths[4], e))?;
+        root.present().map_err(|e| io_err(&paths[3], e))
+    })?;
+    replace_with_bytes(&paths[4], summary(result)?.as_bytes())?;
     Ok(paths)
 }
 

@@ -756,9 +756,8 @@ pub fn merge(reports: Vec<Report>) -> Result<Vec<Report>> {
     if let Some(first) = reports.first() {
         let run = |r: &Report| (r.seed, r.max_dim, r.shards.first().map(|s| s.1));
         if let Some(other) = reports.iter().find(|r| run(r) != run(first)) {
-            return Err(Error::InvalidParameter {
-                name: "shard report".into(),
-                value: other.seed as f64,
+            return Err(Error::Parse {
+                what: "shard reports".into(),
                 reason: format!(
                     "{} comes from another run (seed {}, max-dim {}, shards {:?}) than {} \
                      (seed {}, max-dim {}, shards {:?})",

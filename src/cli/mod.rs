@@ -117,10 +117,13 @@ pub fn fmt_value(v: f64) -> String {
     }
 }
 
-/// Format a parameter (α, γ, …) for tables: shortest round-trip form, `inf` for +∞.
+/// Format a parameter (α, γ, …) for tables: shortest round-trip form, `inf` for +∞; scientific
+/// notation outside `[1e-4, 1e15)` (so that 5e-324 is not printed with 324 digits).
 pub fn fmt_param(x: f64) -> String {
     if x == f64::INFINITY {
         "inf".into()
+    } else if x != 0.0 && !(1e-4..1e15).contains(&x.abs()) {
+        format!("{x:e}")
     } else {
         format!("{x}")
     }

@@ -333,9 +333,18 @@ impl KernelDivergence {
 
     /// The eigenvalues of `M_γ` above the zero threshold `τ(n, μ_max)`.
     fn sandwich_spectrum(&self, gamma: f64, lambda: f64) -> Result<Vec<f64>> {
-        let mu = self
-            .backend
-            .eigvalsh_real(self.sandwich(gamma, lambda).view())?;
+        let m = self.sandwich(gamma, lambda);
+        if m.iter().any(|v| !v.is_finite()) {
+            // e.g. α = 5e-324: γ = (1−α)/α ≈ 2e323 and σ^{γ/2} is out of the f64 range; say so
+            // instead of letting the eigensolver fail on infinities
+            return Err(Error::invalid(
+                "(1−α)/α",
+                gamma,
+                "σ^((1−α)/2α) overflows f64 at this order (α too close to 0 for these samples); \
+                 use a larger α",
+            ));
+        }
+        let mu = self.backend.eigvalsh_real(m.view())?;
         let mumax = mu.iter().copied().fold(0.0f64, f64::max);
         let thr = zero_threshold(mu.len(), mumax);
         Ok(mu.iter().copied().filter(|&v| v > thr).collect())

@@ -202,7 +202,7 @@ fn parse_npy_header(bytes: &[u8]) -> std::result::Result<NpyHeader, String> {
         ">c16" => (true, true),
         d => {
             return Err(format!(
-                "element type {d:?} is not supported (float64 '<f8' or complex128 '<c16')"
+                "element type '{d}' is not supported (float64 '<f8' or complex128 '<c16')"
             ))
         }
     };

@@ -21,9 +21,7 @@ fn main() {
 /// turned into one `error:` line, as is a failing final flush.
 fn run_checking_stdout() -> i32 {
     use std::io::Write;
-    #[cfg(unix)]
-    // SAFETY: F_GETFD on descriptor 1 only reads its flags.
-    if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
+    if STDOUT_CLOSED_AT_START.load(std::sync::atomic::Ordering::Relaxed) {
         eprintln!("error: standard output is closed; nothing could be printed");
         return 2;
     }
@@ -49,6 +47,26 @@ fn run_checking_stdout() -> i32 {
             eprintln!("error: cannot write to standard output: {e}");
             2
         }
+    }
+}
+
+/// Whether descriptor 1 was closed when the process started. Recorded by a constructor in
+/// `.init_array`, which runs before the Rust runtime: that runtime reopens closed standard
+/// descriptors on /dev/null, after which a closed stdout can no longer be told from a
+/// redirection to /dev/null.
+static STDOUT_CLOSED_AT_START: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".init_array"]
+static RECORD_STDOUT: extern "C" fn() = record_stdout;
+
+#[cfg(target_os = "linux")]
+extern "C" fn record_stdout() {
+    // SAFETY: F_GETFD on descriptor 1 only reads its flags.
+    if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
+        STDOUT_CLOSED_AT_START.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 }
 

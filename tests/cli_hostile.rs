@@ -21,9 +21,8 @@ fn bin() -> &'static str {
 /// Run `qrenyi ARGS` under `ulimit -v` and `timeout`; `redirect` is appended to the shell's
 /// `exec` line (e.g. `>&-`).
 fn run_with(args: &[&str], redirect: &str) -> (i32, String, String) {
-    let script = format!(
-        "ulimit -v {VMEM_KIB}; exec timeout -s KILL {SECONDS} \"$0\" \"$@\" {redirect}"
-    );
+    let script =
+        format!("ulimit -v {VMEM_KIB}; exec timeout -s KILL {SECONDS} \"$0\" \"$@\" {redirect}");
     let out = Command::new("sh")
         .arg("-c")
         .arg(script)
@@ -122,11 +121,50 @@ fn forged_npy_shape_is_refused_before_allocating_in_every_subcommand() {
     let big_real = write("big_real.npy", &npy("<f8", "(100000, 100000)", &[0u8; 32]));
     let (rho, sigma) = states();
     let cases: Vec<Vec<&str>> = vec![
-        vec!["divergence", "--kind", "umegaki", "--rho", s(&big), "--sigma", s(&sigma)],
+        vec![
+            "divergence",
+            "--kind",
+            "umegaki",
+            "--rho",
+            s(&big),
+            "--sigma",
+            s(&sigma),
+        ],
         vec!["dp", "--rho", s(&rho), "--sigma", s(&big), "--epsilon", "1"],
-        vec!["qzcdp", "check", "--rho", s(&big), "--sigma", s(&sigma), "--zcdp-rho", "1"],
-        vec!["kernel-divergence", "--x", s(&big_real), "--y", s(&big_real), "--alpha", "2", "--lambda", "0.1"],
-        vec!["audit", "--x", s(&big_real), "--y", s(&big_real), "--alpha", "2", "--lambda", "0.1", "--tau", "1"],
+        vec![
+            "qzcdp",
+            "check",
+            "--rho",
+            s(&big),
+            "--sigma",
+            s(&sigma),
+            "--zcdp-rho",
+            "1",
+        ],
+        vec![
+            "kernel-divergence",
+            "--x",
+            s(&big_real),
+            "--y",
+            s(&big_real),
+            "--alpha",
+            "2",
+            "--lambda",
+            "0.1",
+        ],
+        vec![
+            "audit",
+            "--x",
+            s(&big_real),
+            "--y",
+            s(&big_real),
+            "--alpha",
+            "2",
+            "--lambda",
+            "0.1",
+            "--tau",
+            "1",
+        ],
     ];
     for args in &cases {
         assert_error(args, &["declares", "100000, 100000", "holds only"]);
@@ -137,7 +175,10 @@ fn forged_npy_shape_is_refused_before_allocating_in_every_subcommand() {
 fn npy_shapes_and_trailing_bytes_are_named() {
     let (_, sigma) = states();
     let one_d = write("one.npy", &npy("<f8", "(4,)", &f64s(&[0.25; 4])));
-    let three_d = write("three.npy", &npy("<f8", "(1, 2, 2)", &f64s(&[0.5, 0.0, 0.0, 0.5])));
+    let three_d = write(
+        "three.npy",
+        &npy("<f8", "(1, 2, 2)", &f64s(&[0.5, 0.0, 0.0, 0.5])),
+    );
     let trailing = write(
         "trailing.npy",
         &npy("<f8", "(2, 2)", &f64s(&[0.5, 0.0, 0.0, 0.5, 9.0])),
@@ -174,10 +215,20 @@ fn npy_shapes_and_trailing_bytes_are_named() {
 
 #[test]
 fn a_valid_npy_still_reads() {
-    let rho = write("rho.npy", &npy("<f8", "(2, 2)", &f64s(&[0.7, 0.1, 0.1, 0.3])));
+    let rho = write(
+        "rho.npy",
+        &npy("<f8", "(2, 2)", &f64s(&[0.7, 0.1, 0.1, 0.3])),
+    );
     let (_, sigma) = states();
     let (code, out, err) = run(&[
-        "divergence", "--kind", "trace-distance", "--rho", s(&rho), "--sigma", s(&sigma), "--json",
+        "divergence",
+        "--kind",
+        "trace-distance",
+        "--rho",
+        s(&rho),
+        "--sigma",
+        s(&sigma),
+        "--json",
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("results") || out.contains("value"), "{out}");
@@ -188,7 +239,15 @@ fn json_shape_error_names_the_file() {
     let (_, sigma) = states();
     let bad = state_json("ragged.json", "[[0.5, 0.5], [0.5]]");
     assert_error(
-        &["divergence", "--kind", "umegaki", "--rho", s(&bad), "--sigma", s(&sigma)],
+        &[
+            "divergence",
+            "--kind",
+            "umegaki",
+            "--rho",
+            s(&bad),
+            "--sigma",
+            s(&sigma),
+        ],
         &["ragged.json", "different lengths"],
     );
 }
@@ -204,7 +263,17 @@ fn tolerance_is_bounded_with_a_reason() {
     for (r, sg) in [(&rho, &zero), (&zero, &rho), (&neg, &rho)] {
         for tol in ["1", "1e308"] {
             assert_error(
-                &["divergence", "--kind", "umegaki", "--rho", s(r), "--sigma", s(sg), "--tolerance", tol],
+                &[
+                    "divergence",
+                    "--kind",
+                    "umegaki",
+                    "--rho",
+                    s(r),
+                    "--sigma",
+                    s(sg),
+                    "--tolerance",
+                    tol,
+                ],
                 &["tolerance", "not states"],
             );
         }
@@ -216,7 +285,15 @@ fn a_zero_matrix_is_not_a_state_at_the_default_tolerance() {
     let (rho, _) = states();
     let zero = state_json("zero.json", "[[0.0, 0.0], [0.0, 0.0]]");
     assert_error(
-        &["divergence", "--kind", "umegaki", "--rho", s(&zero), "--sigma", s(&rho)],
+        &[
+            "divergence",
+            "--kind",
+            "umegaki",
+            "--rho",
+            s(&zero),
+            "--sigma",
+            s(&rho),
+        ],
         &["trace"],
     );
 }
@@ -226,7 +303,15 @@ fn huge_trace_is_printed_short() {
     let (rho, _) = states();
     let big = state_json("big.json", "[[1e300, 0.0], [0.0, 1.0]]");
     let err = assert_error(
-        &["divergence", "--kind", "umegaki", "--rho", s(&big), "--sigma", s(&rho)],
+        &[
+            "divergence",
+            "--kind",
+            "umegaki",
+            "--rho",
+            s(&big),
+            "--sigma",
+            s(&rho),
+        ],
         &["trace is 1.0000e300"],
     );
     assert!(err.len() < 300, "{err}");
@@ -243,7 +328,15 @@ fn compose_k_is_bounded() {
             &["at most 10000"],
         );
     }
-    let (code, out, err) = run(&["compose", "--epsilon", "0.1", "--delta", "1e-6", "--k", "100"]);
+    let (code, out, err) = run(&[
+        "compose",
+        "--epsilon",
+        "0.1",
+        "--delta",
+        "1e-6",
+        "--k",
+        "100",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("kov-optimal"));
 }
@@ -253,14 +346,34 @@ fn audit_replicates_and_experiment_n_are_bounded() {
     let (x, y) = (samples("x.csv", 1.0), samples("y.csv", 1.0));
     assert_error(
         &[
-            "audit", "--x", s(&x), "--y", s(&y), "--alpha", "2", "--lambda", "0.1", "--tau", "1",
-            "--method", "bootstrap", "--replicates", "18446744073709551615",
+            "audit",
+            "--x",
+            s(&x),
+            "--y",
+            s(&y),
+            "--alpha",
+            "2",
+            "--lambda",
+            "0.1",
+            "--tau",
+            "1",
+            "--method",
+            "bootstrap",
+            "--replicates",
+            "18446744073709551615",
         ],
         &["replicates", "100000"],
     );
     let out = temp_path("exp");
     assert_error(
-        &["audit", "gaussian-experiment", "--n", "100000", "--out", s(&out)],
+        &[
+            "audit",
+            "gaussian-experiment",
+            "--n",
+            "100000",
+            "--out",
+            s(&out),
+        ],
         &["at most 10000"],
     );
     assert!(!out.exists(), "nothing written for a refused run");
@@ -269,7 +382,14 @@ fn audit_replicates_and_experiment_n_are_bounded() {
 #[test]
 fn verify_threads_are_bounded() {
     assert_error(
-        &["verify", "--lemma", "kl-nonnegative", "--threads", "100000", "--no-save"],
+        &[
+            "verify",
+            "--lemma",
+            "kl-nonnegative",
+            "--threads",
+            "100000",
+            "--no-save",
+        ],
         &["threads", "per available core"],
     );
 }
@@ -303,7 +423,16 @@ fn verify_trials_stream_in_bounded_memory() {
 
 fn kernel_value(x: &Path, y: &Path) -> f64 {
     let (code, out, err) = run(&[
-        "kernel-divergence", "--x", s(x), "--y", s(y), "--alpha", "2", "--lambda", "0.1", "--json",
+        "kernel-divergence",
+        "--x",
+        s(x),
+        "--y",
+        s(y),
+        "--alpha",
+        "2",
+        "--lambda",
+        "0.1",
+        "--json",
     ]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -341,7 +470,17 @@ fn csv_non_finite_values_are_refused() {
     let x = write("nan.csv", b"1,2\nnan,3\n");
     let y = samples("y.csv", 1.0);
     assert_error(
-        &["kernel-divergence", "--x", s(&x), "--y", s(&y), "--alpha", "2", "--lambda", "0.1"],
+        &[
+            "kernel-divergence",
+            "--x",
+            s(&x),
+            "--y",
+            s(&y),
+            "--alpha",
+            "2",
+            "--lambda",
+            "0.1",
+        ],
         &["non-finite", "row 2"],
     );
 }
@@ -353,8 +492,18 @@ fn csv_non_finite_values_are_refused() {
 fn counterexample() -> (PathBuf, serde_json::Value) {
     let dir = temp_path("cx");
     let (code, _, err) = run(&[
-        "verify", "--lemma", "triangle-inequality", "--trials", "200", "--max-dim", "3",
-        "--threads", "2", "--json", "--save-dir", s(&dir),
+        "verify",
+        "--lemma",
+        "triangle-inequality",
+        "--trials",
+        "200",
+        "--max-dim",
+        "3",
+        "--threads",
+        "2",
+        "--json",
+        "--save-dir",
+        s(&dir),
     ]);
     assert!(code == 0 || code == 1, "{err}");
     let file = std::fs::read_dir(&dir)
@@ -366,7 +515,10 @@ fn counterexample() -> (PathBuf, serde_json::Value) {
     (file, doc)
 }
 
-fn replay_edited(doc: &serde_json::Value, edit: impl Fn(&mut serde_json::Value)) -> (i32, String, String) {
+fn replay_edited(
+    doc: &serde_json::Value,
+    edit: impl Fn(&mut serde_json::Value),
+) -> (i32, String, String) {
     let mut d = doc.clone();
     edit(&mut d);
     let p = write("edited.json", d.to_string().as_bytes());
@@ -392,10 +544,19 @@ fn replay_checks_the_instance_margin_and_file_names() {
 
     // relabelled to a statement without these items
     let (code, _, err) = replay_edited(&doc, |d| d["lemma"] = "kl-nonnegative".into());
-    assert_error_output(code, &err, &["relabel"], &["not part of statement kl-nonnegative"]);
+    assert_error_output(
+        code,
+        &err,
+        &["relabel"],
+        &["not part of statement kl-nonnegative"],
+    );
 
     // garbage margin
-    for garbage in [serde_json::json!("NaN"), serde_json::json!([1]), serde_json::json!(null)] {
+    for garbage in [
+        serde_json::json!("NaN"),
+        serde_json::json!([1]),
+        serde_json::json!(null),
+    ] {
         let (code, _, err) = replay_edited(&doc, |d| d["margin"] = garbage.clone());
         assert_error_output(code, &err, &["garbage"], &["margin"]);
     }
@@ -414,8 +575,17 @@ fn replay_checks_the_instance_margin_and_file_names() {
 
 fn shard_report(shard: &str, trials: &str) -> PathBuf {
     let (code, out, err) = run(&[
-        "verify", "--lemma", "kl-nonnegative", "--trials", trials, "--shard", shard, "--restarts",
-        "0", "--json", "--no-save",
+        "verify",
+        "--lemma",
+        "kl-nonnegative",
+        "--trials",
+        trials,
+        "--shard",
+        shard,
+        "--restarts",
+        "0",
+        "--json",
+        "--no-save",
     ]);
     assert_eq!(code, 0, "{err}");
     write("shard.json", out.as_bytes())
@@ -430,16 +600,25 @@ fn merge_refuses_duplicates_overflow_invalid_shards_and_mixed_trials() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v[0]["trials"], 100);
 
-    assert_error(&["verify", "merge", s(&s0), s(&s1), s(&s1)], &["given twice"]);
+    assert_error(
+        &["verify", "merge", s(&s0), s(&s1), s(&s1)],
+        &["given twice"],
+    );
 
     let other = shard_report("1/2", "60");
-    assert_error(&["verify", "merge", s(&s0), s(&other)], &["different --trials"]);
+    assert_error(
+        &["verify", "merge", s(&s0), s(&other)],
+        &["different --trials"],
+    );
 
     let text = std::fs::read_to_string(&s1).unwrap();
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     v[0]["shards"] = serde_json::json!([[5, 2]]);
     let bad = write("bad.json", v.to_string().as_bytes());
-    assert_error(&["verify", "merge", s(&s0), s(&bad)], &["5/2", "not a shard"]);
+    assert_error(
+        &["verify", "merge", s(&s0), s(&bad)],
+        &["5/2", "not a shard"],
+    );
 
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     v[0]["trials"] = serde_json::json!(u64::MAX);
@@ -456,8 +635,18 @@ fn counterexamples_never_overwrite_and_never_follow_links() {
     std::fs::create_dir_all(&dir).unwrap();
     let victim = write("victim.txt", b"keep me");
     let args = [
-        "verify", "--lemma", "triangle-inequality", "--trials", "200", "--max-dim", "3",
-        "--threads", "2", "--json", "--save-dir", s(&dir),
+        "verify",
+        "--lemma",
+        "triangle-inequality",
+        "--trials",
+        "200",
+        "--max-dim",
+        "3",
+        "--threads",
+        "2",
+        "--json",
+        "--save-dir",
+        s(&dir),
     ];
     let (code, _, err) = run(&args);
     assert!(code == 0 || code == 1, "{err}");
@@ -473,7 +662,11 @@ fn counterexamples_never_overwrite_and_never_follow_links() {
     std::os::unix::fs::symlink(&victim, dir.join(format!("{stem}-1.json"))).unwrap();
     let (code, _, err) = run(&args);
     assert!(code == 0 || code == 1, "{err}");
-    assert_eq!(std::fs::read(&first[0]).unwrap(), before, "first save clobbered");
+    assert_eq!(
+        std::fs::read(&first[0]).unwrap(),
+        before,
+        "first save clobbered"
+    );
     assert_eq!(std::fs::read(&victim).unwrap(), b"keep me", "link followed");
     assert!(dir.join(format!("{stem}-2.json")).exists());
 }
@@ -485,12 +678,22 @@ fn named_plot_replaces_a_link_instead_of_following_it() {
     let plot = temp_path("plot.svg");
     std::os::unix::fs::symlink(&victim, &plot).unwrap();
     let (code, _, err) = run(&[
-        "qzcdp", "fit", "--rho", s(&rho), "--sigma", s(&sigma), "--plot", s(&plot),
+        "qzcdp",
+        "fit",
+        "--rho",
+        s(&rho),
+        "--sigma",
+        s(&sigma),
+        "--plot",
+        s(&plot),
     ]);
     assert!(code == 0 || code == 1, "{err}");
     assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
     let meta = std::fs::symlink_metadata(&plot).unwrap();
-    assert!(meta.file_type().is_file(), "the link was replaced by the plot");
+    assert!(
+        meta.file_type().is_file(),
+        "the link was replaced by the plot"
+    );
     assert!(std::fs::read_to_string(&plot).unwrap().contains("<svg"));
 }
 
@@ -500,8 +703,19 @@ fn named_plot_replaces_a_link_instead_of_following_it() {
 #[test]
 fn full_stdout_is_an_error() {
     let (rho, sigma) = states();
-    let args = ["divergence", "--kind", "umegaki", "--rho", s(&rho), "--sigma", s(&sigma)];
-    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let args = [
+        "divergence",
+        "--kind",
+        "umegaki",
+        "--rho",
+        s(&rho),
+        "--sigma",
+        s(&sigma),
+    ];
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
     let out = Command::new(bin())
         .args(args)
         .stdout(Stdio::from(full))
@@ -509,13 +723,26 @@ fn full_stdout_is_an_error() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_error_output(out.status.code().unwrap_or(-1), &err, &args, &["standard output"]);
+    assert_error_output(
+        out.status.code().unwrap_or(-1),
+        &err,
+        &args,
+        &["standard output"],
+    );
 }
 
 #[test]
 fn closed_stdout_is_an_error() {
     let (rho, sigma) = states();
-    let args = ["divergence", "--kind", "umegaki", "--rho", s(&rho), "--sigma", s(&sigma)];
+    let args = [
+        "divergence",
+        "--kind",
+        "umegaki",
+        "--rho",
+        s(&rho),
+        "--sigma",
+        s(&sigma),
+    ];
     let (code, _, err) = run_with(&args, ">&-");
     assert_error_output(code, &err, &args, &["standard output is closed"]);
 }
@@ -524,13 +751,31 @@ fn closed_stdout_is_an_error() {
 fn tiny_orders_get_a_clear_message_or_a_short_table() {
     let (x, y) = (samples("x.csv", 1.0), samples("y.csv", 1.0));
     let err = assert_error(
-        &["kernel-divergence", "--x", s(&x), "--y", s(&y), "--alpha", "5e-324", "--lambda", "0.1"],
+        &[
+            "kernel-divergence",
+            "--x",
+            s(&x),
+            "--y",
+            s(&y),
+            "--alpha",
+            "5e-324",
+            "--lambda",
+            "0.1",
+        ],
         &["(1−α)/α", "larger α"],
     );
     assert!(!err.contains("dsyevd"), "{err}");
     let (rho, sigma) = states();
     let (_, out, _) = run(&[
-        "divergence", "--kind", "petz", "--rho", s(&rho), "--sigma", s(&sigma), "--alpha", "5e-324",
+        "divergence",
+        "--kind",
+        "petz",
+        "--rho",
+        s(&rho),
+        "--sigma",
+        s(&sigma),
+        "--alpha",
+        "5e-324",
     ]);
     assert!(out.contains("5e-324") && out.len() < 400, "{out}");
 }

@@ -15,7 +15,9 @@ const TARGETS: [(&str, fn(&[u8])); 6] = [
 ];
 
 fn feed(root: &str) -> usize {
-    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz").join(root);
+    let base = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz")
+        .join(root);
     let mut n = 0;
     for (target, entry) in TARGETS {
         let Ok(dir) = std::fs::read_dir(base.join(target)) else {

@@ -376,19 +376,23 @@ impl Instance {
             let name = it["name"]
                 .as_str()
                 .ok_or_else(|| bad("item without \"name\"".into()))?;
+            if let Some(f) = it.get("file") {
+                // a plain file name beside the JSON document: no directories, no `..`
+                let plain = f.as_str().is_some_and(|f| {
+                    let mut c = Path::new(f).components();
+                    matches!(
+                        (c.next(), c.next()),
+                        (Some(std::path::Component::Normal(_)), None)
+                    )
+                });
+                if !plain {
+                    return Err(bad(format!(
+                        "{name}: file {f} must be a plain file name in the document's directory"
+                    )));
+                }
+            }
             let matrix = || -> Result<Array2<Complex64>> {
                 if let Some(f) = it["file"].as_str() {
-                    // a plain file name beside the JSON document: no directories, no `..`
-                    let plain = Path::new(f).components().count() == 1
-                        && matches!(
-                            Path::new(f).components().next(),
-                            Some(std::path::Component::Normal(_))
-                        );
-                    if !plain {
-                        return Err(bad(format!(
-                            "{name}: file {f:?} must be a plain file name in the document's directory"
-                        )));
-                    }
                     read_matrix(dir.join(f))
                 } else {
                     let jm: crate::io::JsonMatrix = serde_json::from_value(it["matrix"].clone())

@@ -573,6 +573,54 @@ fn replay_checks_the_instance_margin_and_file_names() {
     assert_error_output(code, &err, &["traversal"], &["plain file name"]);
 }
 
+#[test]
+fn replay_reads_its_npy_files_through_the_checked_reader() {
+    let dir = temp_path("qcx");
+    let (code, _, err) = run(&[
+        "verify",
+        "--lemma",
+        "data-processing-sandwiched-below-half",
+        "--trials",
+        "3000",
+        "--max-dim",
+        "2",
+        "--threads",
+        "2",
+        "--json",
+        "--save-dir",
+        s(&dir),
+    ]);
+    assert!(code == 0 || code == 1, "{err}");
+    let files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let json = files
+        .iter()
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .expect("a saved counterexample");
+    let rho = files
+        .iter()
+        .find(|p| p.to_string_lossy().ends_with("-rho.npy"))
+        .expect("rho.npy");
+    // relabelled to the theorem (α ≥ ½, issue 10's example): α of this counterexample is < ½
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    doc["lemma"] = "data-processing-sandwiched".into();
+    let relabelled = dir.join("relabelled.json");
+    std::fs::write(&relabelled, doc.to_string()).unwrap();
+    assert_error(
+        &["verify", "--replay", s(&relabelled)],
+        &["alpha", "outside the range", "data-processing-sandwiched"],
+    );
+    // a forged .npy beside it
+    std::fs::write(rho, npy("<c16", "(100000, 100000)", &[0u8; 32])).unwrap();
+    assert_error(
+        &["verify", "--replay", s(json)],
+        &["declares", "holds only"],
+    );
+}
+
 fn shard_report(shard: &str, trials: &str) -> PathBuf {
     let (code, out, err) = run(&[
         "verify",

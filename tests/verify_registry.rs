@@ -13,11 +13,11 @@ use rand_chacha::ChaCha8Rng;
 fn whole_registry_runs_at_every_max_dim_up_to_32() {
     for max_dim in 2..=32 {
         let cfg = Config {
-            trials: Some(6),
+            trials: Some(3),
             seed: max_dim as u64,
             context: SampleContext { max_dim },
             restarts: 1,
-            steps: Some(4),
+            steps: Some(2),
             max_confirm: 1,
             ..Config::default()
         };
@@ -29,7 +29,7 @@ fn whole_registry_runs_at_every_max_dim_up_to_32() {
                 "{} at max-dim {max_dim}: NaN margin",
                 s.name()
             );
-            assert!(r.trials == 6, "{}: {} trials", s.name(), r.trials);
+            assert!(r.trials == 3, "{}: {} trials", s.name(), r.trials);
         }
     }
 }

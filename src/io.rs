@@ -63,13 +63,6 @@ impl JsonMatrix {
     }
 }
 
-fn io_err(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Io {
-        path: path.display().to_string(),
-        reason: e.to_string(),
-    }
-}
-
 /// A `.npy` array as read by [`read_npy`]: `float64` or `complex128`, any number of axes, in
 /// logical (C) order whatever the file's `fortran_order`.
 #[derive(Clone, Debug, PartialEq)]
@@ -357,12 +350,12 @@ pub fn parse_npy(bytes: &[u8]) -> std::result::Result<NpyArray, String> {
 pub fn read_npy(path: impl AsRef<Path>) -> Result<NpyArray> {
     use std::io::Read;
     let path = path.as_ref();
-    let err = |why: String| io_err(path, why);
-    let mut file = std::fs::File::open(path).map_err(|e| io_err(path, e))?;
-    let file_len = file.metadata().map_err(|e| io_err(path, e))?.len();
+    let err = |why: String| Error::io(path, why);
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let file_len = file.metadata().map_err(|e| Error::io(path, e))?.len();
     let file_len = usize::try_from(file_len).unwrap_or(usize::MAX);
     let mut head = vec![0u8; NPY_PREAMBLE.min(file_len)];
-    file.read_exact(&mut head).map_err(|e| io_err(path, e))?;
+    file.read_exact(&mut head).map_err(|e| Error::io(path, e))?;
     if head.len() < 10 || &head[..6] != b"\x93NUMPY" {
         return Err(err("not a .npy file (no \\x93NUMPY magic string)".into()));
     }
@@ -381,7 +374,7 @@ pub fn read_npy(path: impl AsRef<Path>) -> Result<NpyArray> {
     }
     if declared <= NPY_MAX_HEADER + NPY_PREAMBLE && declared > head.len() {
         let mut more = vec![0u8; declared - head.len()];
-        file.read_exact(&mut more).map_err(|e| io_err(path, e))?;
+        file.read_exact(&mut more).map_err(|e| Error::io(path, e))?;
         head.extend_from_slice(&more);
     }
     let h = parse_npy_header(&head).map_err(&err)?;
@@ -391,7 +384,7 @@ pub fn read_npy(path: impl AsRef<Path>) -> Result<NpyArray> {
         .map_err(|e| err(format!("cannot allocate {need} bytes: {e}")))?;
     file.take(need as u64)
         .read_to_end(&mut data)
-        .map_err(|e| io_err(path, e))?;
+        .map_err(|e| Error::io(path, e))?;
     if data.len() != need {
         return Err(err(format!(
             "file shrank while being read ({} of {need} bytes)",
@@ -405,7 +398,7 @@ pub fn read_npy(path: impl AsRef<Path>) -> Result<NpyArray> {
 fn two_dimensional<T>(path: &Path, a: ArrayD<T>, what: &str) -> Result<Array2<T>> {
     let shape = a.shape().to_vec();
     a.into_dimensionality::<ndarray::Ix2>().map_err(|_| {
-        io_err(
+        Error::io(
             path,
             format!(
                 "{what} needs a 2-D array, the file holds a {}-D array of shape {}",
@@ -424,7 +417,7 @@ pub fn read_matrix(path: impl AsRef<Path>) -> Result<Array2<Complex64>> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"));
     if is_json {
-        let text = std::fs::read_to_string(path).map_err(|e| io_err(path, e))?;
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         return parse_json_matrix(&text).map_err(|reason| Error::Parse {
             what: path.display().to_string(),
             reason,
@@ -455,7 +448,7 @@ pub fn read_real_matrix(path: impl AsRef<Path>) -> Result<Array2<f64>> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
     let a = if is_csv {
-        let text = std::fs::read_to_string(path).map_err(|e| io_err(path, e))?;
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         parse_csv(&text).map_err(|(line, reason)| Error::Parse {
             what: match line {
                 Some(l) => format!("{} line {l}", path.display()),
@@ -467,7 +460,7 @@ pub fn read_real_matrix(path: impl AsRef<Path>) -> Result<Array2<f64>> {
         match read_npy(path)? {
             NpyArray::Real(a) => two_dimensional(path, a, "a sample matrix")?,
             NpyArray::Complex(_) => {
-                return Err(io_err(
+                return Err(Error::io(
                     path,
                     "samples must be float64, the file holds complex128",
                 ))
@@ -521,7 +514,7 @@ pub fn write_matrix(path: impl AsRef<Path>, a: &Array2<Complex64>) -> Result<()>
     use ndarray_npy::WriteNpyExt;
     let path = path.as_ref();
     let mut buf = Vec::new();
-    a.write_npy(&mut buf).map_err(|e| io_err(path, e))?;
+    a.write_npy(&mut buf).map_err(|e| Error::io(path, e))?;
     write_new(path, &buf)
 }
 
@@ -533,7 +526,7 @@ pub fn create_new(path: &Path) -> Result<std::fs::File> {
         .write(true)
         .create_new(true)
         .open(path)
-        .map_err(|e| io_err(path, e))
+        .map_err(|e| Error::io(path, e))
 }
 
 /// Write `bytes` to a new file `path` ([`create_new`]).
@@ -542,7 +535,7 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut f = create_new(path)?;
     f.write_all(bytes)
         .and_then(|()| f.sync_all())
-        .map_err(|e| io_err(path, e))
+        .map_err(|e| Error::io(path, e))
 }
 
 /// A fresh name `dir/<stem><suffix>`, `dir/<stem>-1<suffix>`, `dir/<stem>-2<suffix>`, … that does
@@ -571,7 +564,7 @@ pub fn replace_atomically(path: &Path, fill: impl FnOnce(&Path) -> Result<()>) -
     };
     let name = path
         .file_name()
-        .ok_or_else(|| io_err(path, "not a file name"))?
+        .ok_or_else(|| Error::io(path, "not a file name"))?
         .to_string_lossy()
         .into_owned();
     // `.tmp-<pid>[-k]-<name>`: hidden, and ending in the target's extension (plot backends
@@ -586,8 +579,8 @@ pub fn replace_atomically(path: &Path, fill: impl FnOnce(&Path) -> Result<()>) -
     let result = fill(&tmp).and_then(|()| {
         std::fs::File::open(&tmp)
             .and_then(|f| f.sync_all())
-            .map_err(|e| io_err(&tmp, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| io_err(path, e))
+            .map_err(|e| Error::io(&tmp, e))?;
+        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
     });
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -598,7 +591,7 @@ pub fn replace_atomically(path: &Path, fill: impl FnOnce(&Path) -> Result<()>) -
 /// [`replace_atomically`] with the given bytes.
 pub fn replace_with_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
     replace_atomically(path, |tmp| {
-        std::fs::write(tmp, bytes).map_err(|e| io_err(tmp, e))
+        std::fs::write(tmp, bytes).map_err(|e| Error::io(tmp, e))
     })
 }
 
@@ -615,4 +608,20 @@ pub fn register_plot_font() -> Result<()> {
         what: "bundled font".into(),
         reason: "Ubuntu Light could not be parsed".into(),
     })
+}
+
+/// The one rule for a number in qrenyi's JSON output: a finite value is a JSON number (printed as
+/// the shortest decimal that reads back to the same `f64`; `−0` is written as `0`), `+∞`/`−∞` are
+/// the strings `"inf"`/`"-inf"`, and NaN (which qrenyi never returns; a statement's bug at worst) is
+/// the string `"nan"`. Readers of qrenyi's JSON accept the same three strings.
+pub fn json_number(v: f64) -> serde_json::Value {
+    if v.is_nan() {
+        serde_json::Value::from("nan")
+    } else if v == f64::INFINITY {
+        serde_json::Value::from("inf")
+    } else if v == f64::NEG_INFINITY {
+        serde_json::Value::from("-inf")
+    } else {
+        serde_json::Value::from(v + 0.0) // + 0.0 turns −0 into 0
+    }
 }

@@ -359,17 +359,10 @@ fn csv_line(out: &mut String, sc: &Scenario, fields: &[&dyn std::fmt::Display]) 
     let _ = writeln!(out, "{line}");
 }
 
-fn io_err(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Io {
-        path: path.display().to_string(),
-        reason: e.to_string(),
-    }
-}
-
 /// Write `runs.csv` (every estimate), `curves.csv` (means over runs), `figure1.svg`,
 /// `figure1.png` and `summary.md` into `dir` (created if missing). Returns the written paths.
 pub fn write_outputs(result: &ExperimentResult, dir: &Path) -> Result<Vec<std::path::PathBuf>> {
-    std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let cfg = &result.config;
     let mut runs =
         String::from("delta_sens,epsilon,delta,sigma,n,run,alpha,lambda,divergence,bandwidth\n");
@@ -409,13 +402,13 @@ pub fn write_outputs(result: &ExperimentResult, dir: &Path) -> Result<Vec<std::p
     crate::io::register_plot_font()?;
     replace_atomically(&paths[2], |tmp| {
         let root = SVGBackend::new(tmp, (1200, 1000)).into_drawing_area();
-        draw_figure(result, &root).map_err(|e| io_err(&paths[2], e))?;
-        root.present().map_err(|e| io_err(&paths[2], e))
+        draw_figure(result, &root).map_err(|e| Error::io(&paths[2], e))?;
+        root.present().map_err(|e| Error::io(&paths[2], e))
     })?;
     replace_atomically(&paths[3], |tmp| {
         let root = BitMapBackend::new(tmp, (1200, 1000)).into_drawing_area();
-        draw_figure(result, &root).map_err(|e| io_err(&paths[3], e))?;
-        root.present().map_err(|e| io_err(&paths[3], e))
+        draw_figure(result, &root).map_err(|e| Error::io(&paths[3], e))?;
+        root.present().map_err(|e| Error::io(&paths[3], e))
     })?;
     replace_with_bytes(&paths[4], summary(result)?.as_bytes())?;
     Ok(paths)

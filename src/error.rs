@@ -136,11 +136,11 @@ pub enum Error {
     },
 }
 
-/// A number for a message: fixed notation with 6 significant digits in `[1e-3, 1e6)`, else
-/// scientific (a trace of 1e300 is not printed with 300 digits).
+/// A number for a message: fixed notation with 4 decimals in `[1e-3, 1e6)`, else scientific
+/// (a trace of 1e300 is not printed with 300 digits).
 fn short_number(x: f64) -> String {
     if x == 0.0 || (1e-3..1e6).contains(&x.abs()) {
-        format!("{x:.6}")
+        format!("{x:.4}")
     } else {
         format!("{x:.4e}")
     }

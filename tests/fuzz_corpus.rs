@@ -5,7 +5,10 @@
 
 use std::path::Path;
 
-const TARGETS: [(&str, fn(&[u8])); 6] = [
+/// A fuzz target's entry point.
+type Entry = fn(&[u8]);
+
+const TARGETS: [(&str, Entry); 6] = [
     ("npy", qrenyi::fuzzing::npy),
     ("json_matrix", qrenyi::fuzzing::json_matrix),
     ("csv", qrenyi::fuzzing::csv),

@@ -52,8 +52,9 @@ pub struct Args {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Eigensolver backend: auto (nalgebra at small d, LAPACK and faer above; the default), lapack,
-    /// lapack-mrrr, nalgebra or faer.
+    /// Eigensolver backend: auto (nalgebra at small d, LAPACK and faer above, the GPU from d = 512
+    /// when built with `cuda` and one is present; the default), lapack,
+    /// lapack-mrrr, nalgebra, faer or cuda (NVIDIA GPU; needs the `cuda` build feature).
     #[arg(long, default_value = "default")]
     pub backend: String,
     /// Base validation tolerance (scaled by √d and the matrix size, see docs/conventions.md).

@@ -93,6 +93,12 @@ pub const AUTO_NALGEBRA_CHOLESKY_BELOW: usize = 8;
 /// 9e-14 at d = 512; test `full_decomposition_is_accurate_at_d300`).
 pub const AUTO_FAER_FROM: usize = 192;
 
+/// [`Backend::Auto`] sends every complex solve (full, values only, Cholesky) of dimension at least
+/// this to the GPU ([`Backend::Cuda`]) when qrenyi is built with the `cuda` feature and a CUDA
+/// device is usable. Measured on an NVIDIA H100 against faer/OpenBLAS on its host's 16 cores
+/// (docs/PERFORMANCE.md, "GPU"; copies to and from the device included).
+pub const AUTO_CUDA_FROM: usize = 512;
+
 /// Which eigensolver to use. `Backend::default()` is [`Backend::Auto`] when the `openblas`
 /// feature is enabled (the default) and [`Backend::Nalgebra`] otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -113,6 +119,10 @@ pub enum Backend {
     /// faer's pure-Rust solvers (`self_adjoint_eigen`, `self_adjoint_eigenvalues`,
     /// `singular_values`, `llt`); needs the default `faer` feature.
     Faer,
+    /// NVIDIA GPU through cuSOLVER/cuBLAS (`zheevd`, `dsyevd`, `zgesvd`, `zpotrf`; double
+    /// precision), feature `cuda`. Without the feature, or without a usable device, every call
+    /// answers [`Error::GpuUnavailable`].
+    Cuda,
 }
 
 /// The kind of call, for [`Backend::Auto`]'s choice.
@@ -144,10 +154,11 @@ impl std::str::FromStr for Backend {
             "nalgebra" => Ok(Backend::Nalgebra),
             "auto" => Ok(Backend::Auto),
             "faer" => Ok(Backend::Faer),
+            "cuda" | "gpu" => Ok(Backend::Cuda),
             other => Err(Error::Parse {
                 what: "backend".into(),
                 reason: format!(
-                    "unknown backend {other:?} (expected auto, lapack, lapack-mrrr, nalgebra or faer)"
+                    "unknown backend {other:?} (expected auto, lapack, lapack-mrrr, nalgebra, faer or cuda)"
                 ),
             }),
         }
@@ -170,7 +181,17 @@ impl Backend {
         if cfg!(feature = "faer") {
             all.push(Backend::Faer);
         }
+        if gpu_present() {
+            all.push(Backend::Cuda);
+        }
         all
+    }
+
+    /// Whether a call of kind `op` at dimension `d` runs on the GPU (explicit [`Backend::Cuda`], or
+    /// [`Backend::Auto`] from [`AUTO_CUDA_FROM`] with a device present).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(crate) fn uses_gpu(self, d: usize) -> bool {
+        self.resolve(Op::Vectors, d) == Backend::Cuda
     }
 
     /// The concrete backend that runs a call of kind `op` on a `d × d` matrix ([`Backend::Auto`]'s
@@ -181,6 +202,9 @@ impl Backend {
         }
         let (lapack, faer) = (cfg!(feature = "openblas"), cfg!(feature = "faer"));
         match op {
+            Op::Vectors | Op::Values | Op::Cholesky if d >= AUTO_CUDA_FROM && gpu_present() => {
+                Backend::Cuda
+            }
             Op::Vectors if d < AUTO_NALGEBRA_BELOW => Backend::Nalgebra,
             Op::Values if d < AUTO_NALGEBRA_VALUES_BELOW => Backend::Nalgebra,
             Op::Cholesky if d < AUTO_NALGEBRA_CHOLESKY_BELOW => Backend::Nalgebra,
@@ -197,6 +221,25 @@ fn faer_missing<T>() -> Result<T> {
     Err(Error::Eigensolver {
         backend: "faer",
         reason: "qrenyi was built without the `faer` feature; use another backend".into(),
+    })
+}
+
+/// Whether the `cuda` feature is compiled in and a CUDA device is usable (checked once).
+fn gpu_present() -> bool {
+    #[cfg(feature = "cuda")]
+    {
+        super::cuda::available()
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        false
+    }
+}
+
+#[cfg(not(feature = "cuda"))]
+fn cuda_missing<T>() -> Result<T> {
+    Err(Error::GpuUnavailable {
+        reason: "qrenyi was built without the `cuda` feature (cargo build --features cuda)".into(),
     })
 }
 
@@ -223,6 +266,10 @@ macro_rules! dispatch {
             Backend::Faer => super::faer_backend::Faer.$method($($arg),*),
             #[cfg(not(feature = "faer"))]
             Backend::Faer => faer_missing(),
+            #[cfg(feature = "cuda")]
+            Backend::Cuda => super::cuda::Cuda.$method($($arg),*),
+            #[cfg(not(feature = "cuda"))]
+            Backend::Cuda => cuda_missing(),
             // resolve never returns Auto; nalgebra is its portable answer anyway
             Backend::Nalgebra | Backend::Auto => {
                 super::nalgebra_backend::Nalgebra.$method($($arg),*)
@@ -239,6 +286,7 @@ impl EigenSolver for Backend {
             Backend::Nalgebra => "nalgebra",
             Backend::Auto => "auto",
             Backend::Faer => "faer",
+            Backend::Cuda => "cuda",
         }
     }
     fn eigh(&self, a: ArrayView2<Complex64>) -> Result<(Array1<f64>, Array2<Complex64>)> {

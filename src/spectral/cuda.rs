@@ -1,0 +1,784 @@
+//! NVIDIA GPU backend (feature `cuda`): cuSOLVER's dense eigensolvers, Cholesky and SVD, and
+//! cuBLAS products, in double precision throughout, through the `cudarc` bindings.
+//!
+//! The CUDA libraries are loaded at run time (`dlopen` of `libcuda`, `libcublas`, `libcusolver`),
+//! so a build with the feature runs, and its tests pass, on a machine without a GPU: the first
+//! call finds no driver or device and every GPU request answers
+//! [`Error::GpuUnavailable`](crate::Error::GpuUnavailable), never a crash.
+//!
+//! Routines (column-major, as LAPACK; the host copies are made the way `lapack.rs` makes them):
+//!
+//! * [`EigenSolver::eigh`] / [`EigenSolver::eigvalsh`] — `cusolverDnZheevd` (divide and conquer,
+//!   `jobz = V / N`), the GPU counterpart of LAPACK's `zheevd`: backward stable, eigenvalues with
+//!   absolute error `≲ c·d·ε·‖A‖`, so the crate's zero threshold `τ = 16 d ε λ_max` and every error
+//!   bound of `docs/conventions.md` hold unchanged. Real symmetric: `cusolverDnDsyevd`.
+//! * [`EigenSolver::singular_values`] — `cusolverDnZgesvd` (values only).
+//! * [`EigenSolver::is_positive_definite`] — `cusolverDnZpotrf` on `A + shift·I` (lower): a
+//!   positive `info` is a non-positive pivot, i.e. "not positive definite".
+//! * Device-resident products for [`crate::divergence::Pair`] ([`DeviceMatrix`]): the overlap
+//!   `W = V_σ† V_ρ` (`zgemm`), `ρ' = (W√Λ)(W√Λ)†` (`zdgmm` + `zherk`), and per order the values of
+//!   `D ρ'_ss D` (two `zdgmm` + `zheevd`, `jobz = N`), so that a curve copies only its spectra back.
+//!
+//! One process-wide context on device 0, one stream, one cuBLAS and one cuSOLVER handle, behind a
+//! mutex: calls from several threads are serialised (the GPU runs one solve at a time anyway).
+
+use super::backend::EigenSolver;
+use crate::error::{Error, Result};
+use cudarc::cublas::{sys as blas, CudaBlas};
+use cudarc::cusolver::{sys as sol, DnHandle};
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr};
+use ndarray::{Array1, Array2, ArrayView2, ShapeBuilder};
+use num_complex::Complex64;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+/// The process-wide GPU state: stream and library handles on device 0.
+pub(crate) struct Gpu {
+    stream: Arc<CudaStream>,
+    blas: CudaBlas,
+    solver: DnHandle,
+    name: String,
+}
+
+static GPU: OnceLock<std::result::Result<Mutex<Gpu>, String>> = OnceLock::new();
+
+fn unavailable(reason: impl Into<String>) -> Error {
+    Error::GpuUnavailable {
+        reason: reason.into(),
+    }
+}
+
+fn failure(reason: impl std::fmt::Display) -> Error {
+    Error::Eigensolver {
+        backend: "cuda",
+        reason: reason.to_string(),
+    }
+}
+
+fn init() -> std::result::Result<Gpu, String> {
+    // SAFETY: each check only tries to dlopen the library by its usual names.
+    let (driver, cublas, cusolver) = unsafe {
+        (
+            cudarc::driver::sys::is_culib_present(),
+            cudarc::cublas::sys::is_culib_present(),
+            cudarc::cusolver::sys::is_culib_present(),
+        )
+    };
+    if !driver {
+        return Err("no NVIDIA driver library (libcuda.so) found; use the CPU backends".into());
+    }
+    if !cublas || !cusolver {
+        return Err(
+            "CUDA libraries libcublas/libcusolver not found (install the CUDA toolkit or add its \
+             lib64 directory to LD_LIBRARY_PATH)"
+                .into(),
+        );
+    }
+    let ctx = CudaContext::new(0).map_err(|e| format!("no usable CUDA device: {e}"))?;
+    // one stream only: stream order already serialises every access, so cudarc's per-buffer
+    // event tracking would only add work
+    // SAFETY: every buffer is used on this context's default stream alone.
+    unsafe { ctx.disable_event_tracking() };
+    let name = ctx.name().unwrap_or_else(|_| "unknown CUDA device".into());
+    let stream = ctx.default_stream();
+    let blas = CudaBlas::new(stream.clone()).map_err(|e| format!("cuBLAS: {e}"))?;
+    let solver = DnHandle::new(stream.clone()).map_err(|e| format!("cuSOLVER: {e}"))?;
+    Ok(Gpu {
+        stream,
+        blas,
+        solver,
+        name,
+    })
+}
+
+/// The GPU, initialised on first use (a panic inside the bindings becomes an error).
+pub(crate) fn gpu() -> Result<MutexGuard<'static, Gpu>> {
+    let state = GPU.get_or_init(|| match std::panic::catch_unwind(init) {
+        Ok(r) => r.map(Mutex::new),
+        Err(_) => Err("CUDA initialisation failed (missing symbol in the CUDA libraries)".into()),
+    });
+    match state {
+        Ok(m) => Ok(m.lock().unwrap_or_else(|e| e.into_inner())),
+        Err(reason) => Err(unavailable(reason.clone())),
+    }
+}
+
+/// Whether a CUDA GPU and its libraries are usable in this process (initialises them once).
+pub fn available() -> bool {
+    gpu().is_ok()
+}
+
+/// The GPU's name (e.g. `"NVIDIA H100 80GB HBM3"`), or [`Error::GpuUnavailable`].
+pub fn device_name() -> Result<String> {
+    Ok(gpu()?.name.clone())
+}
+
+/// Run `f` with the GPU locked, turning a panic inside the bindings (a symbol missing from an
+/// older CUDA library) into an error instead of unwinding through the caller.
+fn with_gpu<R>(f: impl FnOnce(&Gpu) -> Result<R>) -> Result<R> {
+    let g = gpu()?;
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&g))) {
+        Ok(r) => r,
+        Err(_) => Err(failure("a CUDA library call failed (missing symbol?)")),
+    }
+}
+
+fn check_sol(status: sol::cusolverStatus_t, routine: &str) -> Result<()> {
+    if status == sol::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS {
+        Ok(())
+    } else {
+        Err(failure(format!("{routine}: {status:?}")))
+    }
+}
+
+fn check_blas(status: blas::cublasStatus_t, routine: &str) -> Result<()> {
+    if status == blas::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+        Ok(())
+    } else {
+        Err(failure(format!("{routine}: {status:?}")))
+    }
+}
+
+fn dim_i32(n: usize) -> Result<i32> {
+    i32::try_from(n).map_err(|_| failure(format!("dimension {n} exceeds the 32-bit interface")))
+}
+
+/// A complex matrix in device memory, column-major, as interleaved `(re, im)` doubles.
+pub(crate) struct DeviceMatrix {
+    data: CudaSlice<f64>,
+    rows: usize,
+    cols: usize,
+}
+
+/// Reinterpret complex numbers as interleaved doubles (`Complex64` is `repr(C)` `{re, im}`).
+fn as_f64(z: &[Complex64]) -> &[f64] {
+    // SAFETY: Complex64 is repr(C) with two f64 fields, no padding.
+    unsafe { std::slice::from_raw_parts(z.as_ptr().cast::<f64>(), 2 * z.len()) }
+}
+
+fn to_complex(v: Vec<f64>) -> Vec<Complex64> {
+    v.chunks_exact(2)
+        .map(|c| Complex64::new(c[0], c[1]))
+        .collect()
+}
+
+fn finite(values: Vec<f64>) -> Result<Array1<f64>> {
+    if values.iter().any(|v| !v.is_finite()) {
+        return Err(failure("non-finite eigenvalue"));
+    }
+    Ok(Array1::from(values))
+}
+
+impl Gpu {
+    fn ptr(&self, s: &CudaSlice<f64>) -> u64 {
+        s.device_ptr(&self.stream).0
+    }
+    fn drv<T>(r: std::result::Result<T, cudarc::driver::DriverError>) -> Result<T> {
+        r.map_err(|e| failure(format!("CUDA driver: {e}")))
+    }
+    fn upload(&self, host: &[f64]) -> Result<CudaSlice<f64>> {
+        Self::drv(self.stream.clone_htod(host))
+    }
+    fn download(&self, dev: &CudaSlice<f64>) -> Result<Vec<f64>> {
+        Self::drv(self.stream.clone_dtoh(dev))
+    }
+    fn zeros(&self, n: usize) -> Result<CudaSlice<f64>> {
+        Self::drv(self.stream.alloc_zeros::<f64>(n.max(1)))
+    }
+    fn info(&self, info: &CudaSlice<i32>) -> Result<i32> {
+        Ok(Self::drv(self.stream.clone_dtoh(info))?[0])
+    }
+    fn upload_complex(&self, a: &ArrayView2<Complex64>) -> Result<DeviceMatrix> {
+        let host: Vec<Complex64> = a.t().iter().copied().collect();
+        Ok(DeviceMatrix {
+            data: self.upload(as_f64(&host))?,
+            rows: a.nrows(),
+            cols: a.ncols(),
+        })
+    }
+
+    /// `zheevd` on the `n × n` matrix at `a` (leading dimension `lda`, lower triangle read,
+    /// overwritten by the eigenvectors when `vectors`); ascending eigenvalues.
+    fn zheevd(&self, a: u64, n: usize, lda: usize, vectors: bool) -> Result<Vec<f64>> {
+        let (ni, ldi) = (dim_i32(n)?, dim_i32(lda)?);
+        let jobz = if vectors {
+            sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR
+        } else {
+            sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_NOVECTOR
+        };
+        let lower = sol::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER;
+        let w = self.zeros(n)?;
+        let info = Self::drv(self.stream.alloc_zeros::<i32>(1))?;
+        let mut lwork = 0i32;
+        let h = self.solver.cu();
+        // SAFETY: a points to lda·n complex numbers on this context; w holds n doubles.
+        unsafe {
+            check_sol(
+                sol::cusolverDnZheevd_bufferSize(
+                    h,
+                    jobz,
+                    lower,
+                    ni,
+                    a as *const _,
+                    ldi,
+                    self.ptr(&w) as *const f64,
+                    &mut lwork,
+                ),
+                "cusolverDnZheevd_bufferSize",
+            )?;
+            let work = self.zeros(2 * lwork.max(1) as usize)?;
+            check_sol(
+                sol::cusolverDnZheevd(
+                    h,
+                    jobz,
+                    lower,
+                    ni,
+                    a as *mut _,
+                    ldi,
+                    self.ptr(&w) as *mut f64,
+                    self.ptr(&work) as *mut _,
+                    lwork,
+                    info.device_ptr(&self.stream).0 as *mut i32,
+                ),
+                "cusolverDnZheevd",
+            )?;
+        }
+        let code = self.info(&info)?;
+        if code != 0 {
+            return Err(failure(format!("zheevd info = {code} (not converged)")));
+        }
+        let mut values = self.download(&w)?;
+        values.truncate(n);
+        Ok(values)
+    }
+
+    /// `dsyevd` on a real symmetric matrix in a device buffer.
+    fn dsyevd(&self, a: &CudaSlice<f64>, n: usize, vectors: bool) -> Result<Vec<f64>> {
+        let ni = dim_i32(n)?;
+        let jobz = if vectors {
+            sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR
+        } else {
+            sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_NOVECTOR
+        };
+        let lower = sol::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER;
+        let w = self.zeros(n)?;
+        let info = Self::drv(self.stream.alloc_zeros::<i32>(1))?;
+        let mut lwork = 0i32;
+        let h = self.solver.cu();
+        // SAFETY: a holds n·n doubles, w n doubles, work lwork doubles.
+        unsafe {
+            check_sol(
+                sol::cusolverDnDsyevd_bufferSize(
+                    h,
+                    jobz,
+                    lower,
+                    ni,
+                    self.ptr(a) as *const f64,
+                    ni,
+                    self.ptr(&w) as *const f64,
+                    &mut lwork,
+                ),
+                "cusolverDnDsyevd_bufferSize",
+            )?;
+            let work = self.zeros(lwork.max(1) as usize)?;
+            check_sol(
+                sol::cusolverDnDsyevd(
+                    h,
+                    jobz,
+                    lower,
+                    ni,
+                    self.ptr(a) as *mut f64,
+                    ni,
+                    self.ptr(&w) as *mut f64,
+                    self.ptr(&work) as *mut f64,
+                    lwork,
+                    info.device_ptr(&self.stream).0 as *mut i32,
+                ),
+                "cusolverDnDsyevd",
+            )?;
+        }
+        let code = self.info(&info)?;
+        if code != 0 {
+            return Err(failure(format!("dsyevd info = {code} (not converged)")));
+        }
+        let mut values = self.download(&w)?;
+        values.truncate(n);
+        Ok(values)
+    }
+
+    /// `C = op(A) op(B)` (`zgemm`, no accumulation).
+    #[allow(clippy::too_many_arguments)]
+    fn zgemm(
+        &self,
+        ta: blas::cublasOperation_t,
+        tb: blas::cublasOperation_t,
+        (m, n, k): (usize, usize, usize),
+        a: (u64, usize),
+        b: (u64, usize),
+        c: (u64, usize),
+    ) -> Result<()> {
+        let one = blas::cuDoubleComplex { x: 1.0, y: 0.0 };
+        let zero = blas::cuDoubleComplex { x: 0.0, y: 0.0 };
+        // SAFETY: the caller passes buffers of the stated shapes on this context.
+        unsafe {
+            check_blas(
+                blas::cublasZgemm_v2(
+                    *self.blas.handle(),
+                    ta,
+                    tb,
+                    dim_i32(m)?,
+                    dim_i32(n)?,
+                    dim_i32(k)?,
+                    &one,
+                    a.0 as *const _,
+                    dim_i32(a.1)?,
+                    b.0 as *const _,
+                    dim_i32(b.1)?,
+                    &zero,
+                    c.0 as *mut _,
+                    dim_i32(c.1)?,
+                ),
+                "cublasZgemm",
+            )
+        }
+    }
+
+    /// `C = diag(x) A` (`side = LEFT`) or `A diag(x)` (`RIGHT`), `m × n`, complex `x` on the device.
+    #[allow(clippy::too_many_arguments)]
+    fn zdgmm(
+        &self,
+        side: blas::cublasSideMode_t,
+        (m, n): (usize, usize),
+        a: (u64, usize),
+        x: u64,
+        c: (u64, usize),
+    ) -> Result<()> {
+        // SAFETY: shapes as stated; x holds max(m, n) complex numbers.
+        unsafe {
+            check_blas(
+                blas::cublasZdgmm(
+                    *self.blas.handle(),
+                    side,
+                    dim_i32(m)?,
+                    dim_i32(n)?,
+                    a.0 as *const _,
+                    dim_i32(a.1)?,
+                    x as *const _,
+                    1,
+                    c.0 as *mut _,
+                    dim_i32(c.1)?,
+                ),
+                "cublasZdgmm",
+            )
+        }
+    }
+}
+
+/// A real scaling vector as complex numbers on the device (for `zdgmm`).
+fn complex_vector(g: &Gpu, x: &[f64]) -> Result<CudaSlice<f64>> {
+    let z: Vec<f64> = x.iter().flat_map(|&v| [v, 0.0]).collect();
+    g.upload(&z)
+}
+
+fn from_column_major(v: Vec<f64>, rows: usize, cols: usize) -> Result<Array2<Complex64>> {
+    Array2::from_shape_vec((rows, cols).f(), to_complex(v)).map_err(|e| failure(e.to_string()))
+}
+
+impl DeviceMatrix {
+    /// Number of rows (square matrices: the dimension).
+    pub(crate) fn dim(&self) -> usize {
+        self.rows
+    }
+    /// Copy back to the host.
+    fn to_host(&self, g: &Gpu) -> Result<Array2<Complex64>> {
+        let mut v = g.download(&self.data)?;
+        v.truncate(2 * self.rows * self.cols);
+        from_column_major(v, self.rows, self.cols)
+    }
+}
+
+/// `W = V_σ† V_ρ` on the device, returned on the host too (one `zgemm`; `W_ji = ⟨b_j|a_i⟩`).
+pub(crate) fn overlap(
+    v_sigma: &ArrayView2<Complex64>,
+    v_rho: &ArrayView2<Complex64>,
+) -> Result<(Array2<Complex64>, DeviceMatrix)> {
+    with_gpu(|g| {
+        let d = v_sigma.nrows();
+        let (vs, vr) = (g.upload_complex(v_sigma)?, g.upload_complex(v_rho)?);
+        let w = DeviceMatrix {
+            data: g.zeros(2 * d * d)?,
+            rows: d,
+            cols: d,
+        };
+        g.zgemm(
+            blas::cublasOperation_t::CUBLAS_OP_C,
+            blas::cublasOperation_t::CUBLAS_OP_N,
+            (d, d, d),
+            (g.ptr(&vs.data), d),
+            (g.ptr(&vr.data), d),
+            (g.ptr(&w.data), d),
+        )?;
+        Ok((w.to_host(g)?, w))
+    })
+}
+
+/// `ρ' = C C†` with `C = W diag(√λ)` (`zdgmm` + `zherk`, lower triangle; the upper triangle is
+/// mirrored on the host copy). Returns the host copy (exactly Hermitian) and the device matrix.
+pub(crate) fn gram_of_scaled(
+    w: &DeviceMatrix,
+    sqrt_lambda: &[f64],
+) -> Result<(Array2<Complex64>, DeviceMatrix)> {
+    with_gpu(|g| {
+        let d = w.rows;
+        let x = complex_vector(g, sqrt_lambda)?;
+        let c = g.zeros(2 * d * d)?;
+        g.zdgmm(
+            blas::cublasSideMode_t::CUBLAS_SIDE_RIGHT,
+            (d, d),
+            (g.ptr(&w.data), d),
+            g.ptr(&x),
+            (g.ptr(&c), d),
+        )?;
+        let out = DeviceMatrix {
+            data: g.zeros(2 * d * d)?,
+            rows: d,
+            cols: d,
+        };
+        let (one, zero) = (1.0f64, 0.0f64);
+        // SAFETY: c and out hold d·d complex numbers.
+        unsafe {
+            check_blas(
+                blas::cublasZherk_v2(
+                    *g.blas.handle(),
+                    blas::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER,
+                    blas::cublasOperation_t::CUBLAS_OP_N,
+                    dim_i32(d)?,
+                    dim_i32(d)?,
+                    &one,
+                    g.ptr(&c) as *const _,
+                    dim_i32(d)?,
+                    &zero,
+                    g.ptr(&out.data) as *mut _,
+                    dim_i32(d)?,
+                ),
+                "cublasZherk",
+            )?;
+        }
+        let mut host = out.to_host(g)?;
+        for j in 0..d {
+            host[[j, j]].im = 0.0;
+            for i in 0..j {
+                // column-major lower triangle holds (j, i) for j > i
+                host[[i, j]] = host[[j, i]].conj();
+            }
+        }
+        Ok((host, out))
+    })
+}
+
+/// Ascending eigenvalues of `D ρ'[k0.., k0..] D` with `D = diag(scale)` (`n = d − k0`): two
+/// `zdgmm` from the trailing block of the device `ρ'` into a work matrix, then `zheevd` values
+/// only. Only the spectrum (`n` doubles) comes back.
+pub(crate) fn scaled_block_eigvalsh(
+    rho: &DeviceMatrix,
+    k0: usize,
+    scale: &[f64],
+) -> Result<Array1<f64>> {
+    with_gpu(|g| {
+        let d = rho.rows;
+        let n = scale.len();
+        if k0 + n != d {
+            return Err(failure("scaled block does not end at the last row"));
+        }
+        if n == 0 {
+            return Ok(Array1::zeros(0));
+        }
+        let x = complex_vector(g, scale)?;
+        let t = g.zeros(2 * n * n)?;
+        let a = g.zeros(2 * n * n)?;
+        let block = g.ptr(&rho.data) + (16 * (k0 + k0 * d)) as u64;
+        g.zdgmm(
+            blas::cublasSideMode_t::CUBLAS_SIDE_RIGHT,
+            (n, n),
+            (block, d),
+            g.ptr(&x),
+            (g.ptr(&t), n),
+        )?;
+        g.zdgmm(
+            blas::cublasSideMode_t::CUBLAS_SIDE_LEFT,
+            (n, n),
+            (g.ptr(&t), n),
+            g.ptr(&x),
+            (g.ptr(&a), n),
+        )?;
+        finite(g.zheevd(g.ptr(&a), n, n, false)?)
+    })
+}
+
+/// The GPU backend (no state; the device context is process-wide).
+pub(crate) struct Cuda;
+
+impl EigenSolver for Cuda {
+    fn name(&self) -> &'static str {
+        "cuda"
+    }
+    fn eigh(&self, a: ArrayView2<Complex64>) -> Result<(Array1<f64>, Array2<Complex64>)> {
+        with_gpu(|g| {
+            let n = a.nrows();
+            let m = g.upload_complex(&a)?;
+            let values = finite(g.zheevd(g.ptr(&m.data), n, n, true)?)?;
+            Ok((values, m.to_host(g)?))
+        })
+    }
+    fn eigvalsh(&self, a: ArrayView2<Complex64>) -> Result<Array1<f64>> {
+        with_gpu(|g| {
+            let n = a.nrows();
+            let m = g.upload_complex(&a)?;
+            finite(g.zheevd(g.ptr(&m.data), n, n, false)?)
+        })
+    }
+    fn eigh_real(&self, a: ArrayView2<f64>) -> Result<(Array1<f64>, Array2<f64>)> {
+        with_gpu(|g| {
+            let n = a.nrows();
+            let host: Vec<f64> = a.t().iter().copied().collect();
+            let m = g.upload(&host)?;
+            let values = finite(g.dsyevd(&m, n, true)?)?;
+            let mut v = g.download(&m)?;
+            v.truncate(n * n);
+            let vectors =
+                Array2::from_shape_vec((n, n).f(), v).map_err(|e| failure(e.to_string()))?;
+            Ok((values, vectors))
+        })
+    }
+    fn eigvalsh_real(&self, a: ArrayView2<f64>) -> Result<Array1<f64>> {
+        with_gpu(|g| {
+            let n = a.nrows();
+            let host: Vec<f64> = a.t().iter().copied().collect();
+            let m = g.upload(&host)?;
+            finite(g.dsyevd(&m, n, false)?)
+        })
+    }
+    /// `zgesvd` needs `m ≥ n`: a wide matrix is passed as its transpose (same singular values).
+    fn singular_values(&self, a: ArrayView2<Complex64>) -> Result<Array1<f64>> {
+        let (r, c) = a.dim();
+        if r == 0 || c == 0 {
+            return Ok(Array1::zeros(0));
+        }
+        with_gpu(|g| {
+            // column-major A (r × c) when tall, column-major Aᵀ (c × r) = row-major A when wide
+            let (host, m, n): (Vec<Complex64>, usize, usize) = if r >= c {
+                (a.t().iter().copied().collect(), r, c)
+            } else {
+                (a.iter().copied().collect(), c, r)
+            };
+            let buf = g.upload(as_f64(&host))?;
+            let s = g.zeros(n)?;
+            let rwork = g.zeros(n)?;
+            let info = Gpu::drv(g.stream.alloc_zeros::<i32>(1))?;
+            let (mi, ni) = (dim_i32(m)?, dim_i32(n)?);
+            let mut lwork = 0i32;
+            let h = g.solver.cu();
+            // SAFETY: buf holds m·n complex numbers; s and rwork n doubles.
+            unsafe {
+                check_sol(
+                    sol::cusolverDnZgesvd_bufferSize(h, mi, ni, &mut lwork),
+                    "cusolverDnZgesvd_bufferSize",
+                )?;
+                let work = g.zeros(2 * lwork.max(1) as usize)?;
+                check_sol(
+                    sol::cusolverDnZgesvd(
+                        h,
+                        b'N' as _,
+                        b'N' as _,
+                        mi,
+                        ni,
+                        g.ptr(&buf) as *mut _,
+                        mi,
+                        g.ptr(&s) as *mut f64,
+                        std::ptr::null_mut(),
+                        mi,
+                        std::ptr::null_mut(),
+                        ni,
+                        g.ptr(&work) as *mut _,
+                        lwork,
+                        g.ptr(&rwork) as *mut f64,
+                        info.device_ptr(&g.stream).0 as *mut i32,
+                    ),
+                    "cusolverDnZgesvd",
+                )?;
+            }
+            let code = g.info(&info)?;
+            if code != 0 {
+                return Err(failure(format!("zgesvd info = {code} (not converged)")));
+            }
+            let mut v = g.download(&s)?;
+            v.truncate(n);
+            finite(v)
+        })
+    }
+    fn is_positive_definite(&self, a: ArrayView2<Complex64>, shift: f64) -> Result<bool> {
+        let n = a.nrows();
+        if n == 0 {
+            return Ok(true);
+        }
+        with_gpu(|g| {
+            let mut host: Vec<Complex64> = a.t().iter().copied().collect();
+            for i in 0..n {
+                host[i * n + i] = Complex64::new(host[i * n + i].re + shift, 0.0);
+            }
+            let buf = g.upload(as_f64(&host))?;
+            let info = Gpu::drv(g.stream.alloc_zeros::<i32>(1))?;
+            let ni = dim_i32(n)?;
+            let lower = sol::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER;
+            let mut lwork = 0i32;
+            let h = g.solver.cu();
+            // SAFETY: buf holds n·n complex numbers.
+            unsafe {
+                check_sol(
+                    sol::cusolverDnZpotrf_bufferSize(
+                        h,
+                        lower,
+                        ni,
+                        g.ptr(&buf) as *mut _,
+                        ni,
+                        &mut lwork,
+                    ),
+                    "cusolverDnZpotrf_bufferSize",
+                )?;
+                let work = g.zeros(2 * lwork.max(1) as usize)?;
+                check_sol(
+                    sol::cusolverDnZpotrf(
+                        h,
+                        lower,
+                        ni,
+                        g.ptr(&buf) as *mut _,
+                        ni,
+                        g.ptr(&work) as *mut _,
+                        lwork,
+                        info.device_ptr(&g.stream).0 as *mut i32,
+                    ),
+                    "cusolverDnZpotrf",
+                )?;
+            }
+            match g.info(&info)? {
+                0 => Ok(true),
+                k if k > 0 => Ok(false),
+                k => Err(failure(format!("zpotrf info = {k}"))),
+            }
+        })
+    }
+}
+
+/// The kernel estimator's blocks in GPU memory: `K_XX` (`n × n`) and `C = K_XY E` (`n × m`, `E`
+/// the eigenvectors of `K_YY`), column-major doubles (`crate::kernel::KernelDivergence`).
+pub(crate) struct KernelBlocks {
+    kxx: CudaSlice<f64>,
+    c: CudaSlice<f64>,
+    n: usize,
+    m: usize,
+}
+
+fn upload_real(g: &Gpu, a: &ArrayView2<f64>) -> Result<CudaSlice<f64>> {
+    let host: Vec<f64> = a.t().iter().copied().collect();
+    g.upload(&host)
+}
+
+/// Eigendecomposition of `K_YY` on the GPU (`dsyevd`), then `C = K_XY E` (`dgemm`): returns the
+/// eigenvalues of `K_YY` (ascending), `C` on the host, and the device blocks for the per-order
+/// solves. The eigenvectors never leave the device.
+pub(crate) fn kernel_blocks(
+    kxx: &ArrayView2<f64>,
+    kxy: &ArrayView2<f64>,
+    kyy: &ArrayView2<f64>,
+) -> Result<(Array1<f64>, Array2<f64>, KernelBlocks)> {
+    with_gpu(|g| {
+        let (n, m) = (kxx.nrows(), kyy.nrows());
+        let e = upload_real(g, kyy)?;
+        let nu = finite(g.dsyevd(&e, m, true)?)?;
+        let xy = upload_real(g, kxy)?;
+        let c = g.zeros(n * m)?;
+        let (one, zero) = (1.0f64, 0.0f64);
+        // SAFETY: xy is n × m, e is m × m, c is n × m (column-major).
+        unsafe {
+            check_blas(
+                blas::cublasDgemm_v2(
+                    *g.blas.handle(),
+                    blas::cublasOperation_t::CUBLAS_OP_N,
+                    blas::cublasOperation_t::CUBLAS_OP_N,
+                    dim_i32(n)?,
+                    dim_i32(m)?,
+                    dim_i32(m)?,
+                    &one,
+                    g.ptr(&xy) as *const f64,
+                    dim_i32(n)?,
+                    g.ptr(&e) as *const f64,
+                    dim_i32(m)?,
+                    &zero,
+                    g.ptr(&c) as *mut f64,
+                    dim_i32(n)?,
+                ),
+                "cublasDgemm",
+            )?;
+        }
+        drop((xy, e));
+        let mut host = g.download(&c)?;
+        host.truncate(n * m);
+        let c_host =
+            Array2::from_shape_vec((n, m).f(), host).map_err(|e| failure(e.to_string()))?;
+        let blocks = KernelBlocks {
+            kxx: upload_real(g, kxx)?,
+            c,
+            n,
+            m,
+        };
+        Ok((nu, c_host, blocks))
+    })
+}
+
+impl KernelBlocks {
+    /// Ascending eigenvalues of `a·K_XX + b·(C diag(s))(C diag(s))ᵀ` (`ddgmm`, a device copy of
+    /// `K_XX`, `dsyrk` accumulating into it, values-only `dsyevd`); only the spectrum comes back.
+    pub(crate) fn sandwich_eigvalsh(&self, a: f64, b: f64, s: &[f64]) -> Result<Array1<f64>> {
+        with_gpu(|g| {
+            let (n, m) = (self.n, self.m);
+            let x = g.upload(s)?;
+            let w = g.zeros(n * m)?;
+            let out = Gpu::drv(g.stream.clone_dtod(&self.kxx))?;
+            // SAFETY: c and w are n × m, x holds m doubles, out is n × n.
+            unsafe {
+                check_blas(
+                    blas::cublasDdgmm(
+                        *g.blas.handle(),
+                        blas::cublasSideMode_t::CUBLAS_SIDE_RIGHT,
+                        dim_i32(n)?,
+                        dim_i32(m)?,
+                        g.ptr(&self.c) as *const f64,
+                        dim_i32(n)?,
+                        g.ptr(&x) as *const f64,
+                        1,
+                        g.ptr(&w) as *mut f64,
+                        dim_i32(n)?,
+                    ),
+                    "cublasDdgmm",
+                )?;
+                check_blas(
+                    blas::cublasDsyrk_v2(
+                        *g.blas.handle(),
+                        blas::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER,
+                        blas::cublasOperation_t::CUBLAS_OP_N,
+                        dim_i32(n)?,
+                        dim_i32(m)?,
+                        &b,
+                        g.ptr(&w) as *const f64,
+                        dim_i32(n)?,
+                        &a,
+                        g.ptr(&out) as *mut f64,
+                        dim_i32(n)?,
+                    ),
+                    "cublasDsyrk",
+                )?;
+            }
+            drop(w);
+            finite(g.dsyevd(&out, n, false)?)
+        })
+    }
+}

@@ -228,7 +228,10 @@ fn main() {
         .collect();
     match qrenyi::spectral::cuda::device_name() {
         Ok(name) => println!("{{\"what\":\"device\",\"name\":\"{name}\"}}"),
-        Err(e) => println!("{{\"what\":\"device\",\"name\":null,\"reason\":\"{e}\"}}"),
+        Err(e) => println!(
+            "{{\"what\":\"device\",\"name\":null,\"reason\":{}}}",
+            serde_json::Value::from(e.to_string())
+        ),
     }
     let Some(section) = args.first() else {
         eprintln!("usage: gpu crossover | single DIR D… | curve DIR D… | batch | kernel N… | cpu DIR D… | cpu-kernel N…");

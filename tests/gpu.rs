@@ -163,10 +163,49 @@ fn close(gpu: f64, cpu: f64, tol: f64) -> bool {
     (gpu - cpu).abs() <= tol * (1.0 + cpu.abs())
 }
 
-/// `gpu_divergences_ill_conditioned`: every family and limit on the GPU equals the CPU path on
+/// Every quantity of a pair, in a fixed order (families × orders, then the limits and the others).
+fn all_values(p: &Pair, alphas: &[f64]) -> Vec<f64> {
+    let mut v = Vec::new();
+    for family in [Family::Petz, Family::Sandwiched, Family::Maximal] {
+        for &a in alphas.iter().filter(|&&a| family.check_alpha(a).is_ok()) {
+            v.push(p.renyi(family, a).unwrap());
+        }
+    }
+    v.extend([
+        p.umegaki().unwrap(),
+        p.belavkin_staszewski().unwrap(),
+        p.max_relative_entropy().unwrap(),
+        p.trace_distance().unwrap(),
+        p.fidelity().unwrap(),
+        p.hockey_stick(0.5).unwrap(),
+        p.hockey_stick(2.0).unwrap(),
+    ]);
+    v
+}
+
+/// `ρ + t·‖ρ‖_F·H/‖H‖_F`, `H` random Hermitian, renormalised to unit trace: an input perturbation
+/// of the size of a backward-stable eigensolver's backward error (`t = d·ε`, below the zero
+/// threshold `16·d·ε·λ_max`, so that support decisions stay put).
+fn perturbed(m: &Array2<Complex64>, seed: u64) -> Array2<Complex64> {
+    let d = m.nrows();
+    let h = hermitian_part(&random_hermitian(d, seed));
+    let t = d as f64 * f64::EPSILON * frob(m) / frob(&h);
+    let p = m + &h.mapv(|z| z * t);
+    let tr: f64 = (0..d).map(|i| p[[i, i]].re).sum();
+    p.mapv(|z| z / tr)
+}
+
+/// `gpu_divergences_ill_conditioned`: every family and limit on the GPU agrees with the CPU path on
 /// ill-conditioned (spectra down to 1e-13), rank-deficient σ (the device block path with a kernel)
-/// and leaking ρ, at dimensions on both sides of `AUTO_CUDA_FROM`; the device α-curve equals the
-/// single orders.
+/// and leaking ρ, at dimensions on both sides of `AUTO_CUDA_FROM`, within what the conditioning of
+/// each value allows: `|gpu − faer| ≤ 1e-10·(1 + |faer|) + 5·s`, `s` the largest change of the CPU
+/// value under the other CPU eigensolvers (nalgebra, and LAPACK `zheevd`/`zheevr` when built with
+/// `openblas`) and under two input perturbations of the size of a backward-stable solver's backward
+/// error (`d·ε‖·‖`, [`perturbed`]). Eigenvectors of clustered small eigenvalues are determined only
+/// to `ε‖ρ‖/gap` by any backward-stable solver, and `σ^{−1/2}` or small orders amplify that: `s`
+/// measures it (e.g. the maximal `D̂_{0.2}` of the d = 33 ill-conditioned pair reads 6.048 with
+/// faer, 6.050 nalgebra, 5.918 `zheevd`, 5.761 `zheevr`; cuSOLVER 5.925). The device α-curve
+/// equals the device single orders.
 #[test]
 fn gpu_divergences_match_cpu_ill_conditioned() {
     if !gpu("gpu_divergences_match_cpu_ill_conditioned") {
@@ -186,6 +225,7 @@ fn gpu_divergences_match_cpu_ill_conditioned() {
         f64::INFINITY,
     ];
     let mut checked = 0;
+    let mut worst: f64 = 0.0;
     for (case, &d) in [6usize, 33, 160, 600].iter().enumerate() {
         let configs = [
             (spectrum(d, 1e-13, 0), spectrum(d, 1e-9, 0)), // ill-conditioned, full rank
@@ -196,59 +236,72 @@ fn gpu_divergences_match_cpu_ill_conditioned() {
         for (k, (p, q)) in configs.iter().enumerate() {
             let seed = (100 * case + k) as u64;
             let (rm, sm) = (with_spectrum(p, seed), with_spectrum(q, seed + 50));
-            let cpu = |m: &Array2<Complex64>| {
-                DensityMatrix::with_options(m.clone(), Tolerance::default(), Backend::Faer).unwrap()
+            let st = |m: &Array2<Complex64>, b: Backend| {
+                DensityMatrix::with_options(m.clone(), Tolerance::default(), b).unwrap()
             };
-            let gpu = |m: &Array2<Complex64>| {
-                DensityMatrix::with_options(m.clone(), Tolerance::default(), Backend::Cuda).unwrap()
+            let values = |r: &Array2<Complex64>, s: &Array2<Complex64>, b: Backend| {
+                let (r, s) = (st(r, b), st(s, b));
+                let pair = Pair::new(&r, &s).unwrap();
+                (all_values(&pair, &alphas), pair.is_supported().unwrap())
             };
-            let (rc, sc, rg, sg) = (cpu(&rm), cpu(&sm), gpu(&rm), gpu(&sm));
-            let (pc, pg) = (Pair::new(&rc, &sc).unwrap(), Pair::new(&rg, &sg).unwrap());
-            assert_eq!(pc.is_supported().unwrap(), pg.is_supported().unwrap());
-            for family in [Family::Petz, Family::Sandwiched, Family::Maximal] {
-                let usable: Vec<f64> = alphas
-                    .iter()
-                    .copied()
-                    .filter(|&a| family.check_alpha(a).is_ok())
-                    .collect();
-                let curve = pg.curve(family, &usable).unwrap();
-                for (&a, &vg_curve) in usable.iter().zip(&curve) {
-                    let (vc, vg) = (pc.renyi(family, a).unwrap(), pg.renyi(family, a).unwrap());
-                    assert!(
-                        close(vg, vc, 1e-9),
-                        "d = {d}, case {k}, {family:?} α = {a}: GPU {vg} vs CPU {vc}"
-                    );
-                    assert!(
-                        close(vg_curve, vg, 1e-12),
-                        "curve vs single at α = {a}: {vg_curve} vs {vg}"
-                    );
-                    checked += 1;
+            let (vc, sup_c) = values(&rm, &sm, Backend::Faer);
+            let (vg, sup_g) = values(&rm, &sm, Backend::Cuda);
+            let mut others = vec![
+                values(&rm, &sm, Backend::Nalgebra).0,
+                values(
+                    &perturbed(&rm, seed + 1),
+                    &perturbed(&sm, seed + 2),
+                    Backend::Faer,
+                )
+                .0,
+                values(
+                    &perturbed(&rm, seed + 3),
+                    &perturbed(&sm, seed + 4),
+                    Backend::Faer,
+                )
+                .0,
+            ];
+            for b in [Backend::Lapack, Backend::LapackMrrr] {
+                if Backend::available().contains(&b) {
+                    others.push(values(&rm, &sm, b).0);
                 }
             }
-            let pairs = [
-                (pg.umegaki().unwrap(), pc.umegaki().unwrap()),
-                (
-                    pg.belavkin_staszewski().unwrap(),
-                    pc.belavkin_staszewski().unwrap(),
-                ),
-                (
-                    pg.max_relative_entropy().unwrap(),
-                    pc.max_relative_entropy().unwrap(),
-                ),
-                (pg.trace_distance().unwrap(), pc.trace_distance().unwrap()),
-                (pg.fidelity().unwrap(), pc.fidelity().unwrap()),
-                (pg.hockey_stick(0.5).unwrap(), pc.hockey_stick(0.5).unwrap()),
-                (pg.hockey_stick(2.0).unwrap(), pc.hockey_stick(2.0).unwrap()),
-            ];
-            for (i, (g, c)) in pairs.iter().enumerate() {
+            assert_eq!(sup_c, sup_g, "d = {d}, case {k}: support decision");
+            for (i, (g, c)) in vg.iter().zip(&vc).enumerate() {
+                if g.is_infinite() || c.is_infinite() {
+                    assert_eq!(g, c, "d = {d}, case {k}, value {i}");
+                    continue;
+                }
+                let spread = others
+                    .iter()
+                    .map(|o| o[i])
+                    .filter(|o| o.is_finite())
+                    .fold(0.0f64, |m, o| m.max((o - c).abs()));
+                let n = others[0][i];
+                let tol = 1e-10 * (1.0 + c.abs()) + 5.0 * spread;
                 assert!(
-                    close(*g, *c, 1e-9),
-                    "d = {d}, case {k}, quantity {i}: {g} vs {c}"
+                    (g - c).abs() <= tol,
+                    "d = {d}, case {k}, value {i}: GPU {g} vs faer {c} (nalgebra {n})"
                 );
+                worst = worst.max((g - c).abs() / tol);
                 checked += 1;
+            }
+            // the device curve (orders run from the cached device ρ') equals the single orders
+            let (r, s) = (st(&rm, Backend::Cuda), st(&sm, Backend::Cuda));
+            let pair = Pair::new(&r, &s).unwrap();
+            let usable: Vec<f64> = alphas.iter().copied().filter(|&a| a > 0.0).collect();
+            let curve = pair.curve(Family::Sandwiched, &usable).unwrap();
+            let fresh = Pair::new(&r, &s).unwrap();
+            for (&a, &vc) in usable.iter().zip(&curve) {
+                let v1 = fresh.renyi(Family::Sandwiched, a).unwrap();
+                assert!(
+                    close(vc, v1, 1e-12),
+                    "curve vs single at α = {a}: {vc} vs {v1}"
+                );
             }
         }
     }
+    eprintln!("GPU vs CPU: {checked} values, worst |Δ|/tolerance {worst:.2e}");
     assert!(checked > 300, "{checked}");
 }
 

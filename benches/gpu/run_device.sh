@@ -23,6 +23,9 @@ for s in "$@"; do
     batch) timeout 100 $run $B/gpu_bench batch | tee -a "$OUT/bench.jsonl" ;;
     kernel) timeout 200 $run $B/gpu_bench kernel 2000 5000 10000 20000 | tee -a "$OUT/bench.jsonl" ;;
     cpukernel) CUDA_VISIBLE_DEVICES= timeout 100 $run $B/gpu_bench cpu-kernel 2000 5000 | tee -a "$OUT/bench.jsonl" ;;
+    cli) [ -f .gpu/qrenyi.xz ] && xz -dc .gpu/qrenyi.xz > /tmp/gl/bin/qrenyi && chmod +x /tmp/gl/bin/qrenyi
+         for b in cuda auto lapack; do echo "backend $b:"; $run /tmp/gl/bin/qrenyi divergence --rho /tmp/m/rho_1024.npy --sigma /tmp/m/sigma_1024.npy --kind sandwiched --alpha 2 --backend $b; done 2>&1 | tee -a "$OUT/cli.log"
+         echo "no device:"; CUDA_VISIBLE_DEVICES= $run /tmp/gl/bin/qrenyi divergence --rho /tmp/m/rho_256.npy --sigma /tmp/m/sigma_256.npy --kind sandwiched --alpha 2 --backend cuda; echo "exit code $?" ;;
     peers) PYTHONUNBUFFERED=1 timeout 200 python3 .gpu/peers_gpu.py | tee -a "$OUT/peers_gpu.jsonl" ;;
   esac
 done

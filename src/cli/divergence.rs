@@ -69,7 +69,7 @@ pub struct Args {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Eigensolver backend: auto (nalgebra at small d, LAPACK and faer above, the GPU from d = 512
+    /// Eigensolver backend: auto (nalgebra at small d, LAPACK and faer above, the GPU from d = 128
     /// when built with `cuda` and one is present), lapack, lapack-mrrr, nalgebra, faer or cuda
     /// (NVIDIA GPU; needs the `cuda` build feature).
     #[arg(long, default_value = "auto")]

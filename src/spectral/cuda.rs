@@ -142,11 +142,10 @@ fn dim_i32(n: usize) -> Result<i32> {
     i32::try_from(n).map_err(|_| failure(format!("dimension {n} exceeds the 32-bit interface")))
 }
 
-/// A complex matrix in device memory, column-major, as interleaved `(re, im)` doubles.
+/// A square complex matrix in device memory, column-major, as interleaved `(re, im)` doubles.
 pub(crate) struct DeviceMatrix {
     data: CudaSlice<f64>,
     rows: usize,
-    cols: usize,
 }
 
 /// Reinterpret complex numbers as interleaved doubles (`Complex64` is `repr(C)` `{re, im}`).
@@ -155,10 +154,41 @@ fn as_f64(z: &[Complex64]) -> &[f64] {
     unsafe { std::slice::from_raw_parts(z.as_ptr().cast::<f64>(), 2 * z.len()) }
 }
 
-fn to_complex(v: Vec<f64>) -> Vec<Complex64> {
-    v.chunks_exact(2)
-        .map(|c| Complex64::new(c[0], c[1]))
-        .collect()
+fn as_f64_mut(z: &mut [Complex64]) -> &mut [f64] {
+    // SAFETY: as in `as_f64`.
+    unsafe { std::slice::from_raw_parts_mut(z.as_mut_ptr().cast::<f64>(), 2 * z.len()) }
+}
+
+/// Element types the device buffers hold as doubles.
+trait Doubles: Copy + Default {
+    fn doubles(s: &[Self]) -> &[f64];
+    fn doubles_mut(s: &mut [Self]) -> &mut [f64];
+}
+impl Doubles for f64 {
+    fn doubles(s: &[f64]) -> &[f64] {
+        s
+    }
+    fn doubles_mut(s: &mut [f64]) -> &mut [f64] {
+        s
+    }
+}
+impl Doubles for Complex64 {
+    fn doubles(s: &[Complex64]) -> &[f64] {
+        as_f64(s)
+    }
+    fn doubles_mut(s: &mut [Complex64]) -> &mut [f64] {
+        as_f64_mut(s)
+    }
+}
+
+/// A Hermitian (real: symmetric) matrix copied to the device without reordering on the host. A
+/// row-major buffer read column-major is `Aᵀ = conj(A)`, whose *upper* triangle holds `A`'s lower
+/// triangle: then `uplo = UPPER` and the device solves `conj(A)` (same eigenvalues, conjugated
+/// eigenvectors; for real matrices `A` itself).
+struct Hermitian {
+    data: CudaSlice<f64>,
+    uplo: sol::cublasFillMode_t,
+    conjugated: bool,
 }
 
 fn finite(values: Vec<f64>) -> Result<Array1<f64>> {
@@ -187,25 +217,90 @@ impl Gpu {
     fn info(&self, info: &CudaSlice<i32>) -> Result<i32> {
         Ok(Self::drv(self.stream.clone_dtoh(info))?[0])
     }
-    fn upload_complex(&self, a: &ArrayView2<Complex64>) -> Result<DeviceMatrix> {
-        let host: Vec<Complex64> = a.t().iter().copied().collect();
-        Ok(DeviceMatrix {
-            data: self.upload(as_f64(&host))?,
-            rows: a.nrows(),
-            cols: a.ncols(),
+    /// `len` elements copied straight into a host vector (no reordering pass).
+    fn download_into<T: Doubles>(&self, dev: &CudaSlice<f64>, len: usize) -> Result<Vec<T>> {
+        let mut v = vec![T::default(); len];
+        let dst = T::doubles_mut(&mut v);
+        let src = dev.slice(0..dst.len());
+        Self::drv(self.stream.memcpy_dtoh(&src, dst))?;
+        Self::drv(self.stream.synchronize())?;
+        Ok(v)
+    }
+    /// Upload a Hermitian/symmetric matrix as it lies in memory (see [`Hermitian`]); only a
+    /// matrix in neither contiguous order is gathered first.
+    fn upload_hermitian<T: Doubles>(&self, a: &ArrayView2<T>) -> Result<Hermitian> {
+        let (upper, lower) = (
+            sol::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER,
+            sol::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER,
+        );
+        if let Some(rows) = a.as_slice() {
+            return Ok(Hermitian {
+                data: self.upload(T::doubles(rows))?,
+                uplo: upper,
+                conjugated: true,
+            });
+        }
+        let data = match a.t().as_slice() {
+            Some(cols) => self.upload(T::doubles(cols))?,
+            None => {
+                let host: Vec<T> = a.t().iter().copied().collect();
+                self.upload(T::doubles(&host))?
+            }
+        };
+        Ok(Hermitian {
+            data,
+            uplo: lower,
+            conjugated: false,
         })
+    }
+    /// `C = op(A)` for an `m × n` result (`zgeam` with `β = 0`): with `op = C`, the conjugate
+    /// transpose, a column-major buffer of `X` becomes one whose row-major reading is `conj(X)`.
+    fn adjoint(&self, a: &CudaSlice<f64>, n: usize) -> Result<CudaSlice<f64>> {
+        let out = self.zeros(2 * n * n)?;
+        let (one, zero) = (
+            blas::cuDoubleComplex { x: 1.0, y: 0.0 },
+            blas::cuDoubleComplex { x: 0.0, y: 0.0 },
+        );
+        let ni = dim_i32(n)?;
+        // SAFETY: a and out hold n·n complex numbers; B = A is not read (β = 0).
+        unsafe {
+            check_blas(
+                blas::cublasZgeam(
+                    *self.blas.handle(),
+                    blas::cublasOperation_t::CUBLAS_OP_C,
+                    blas::cublasOperation_t::CUBLAS_OP_N,
+                    ni,
+                    ni,
+                    &one,
+                    self.ptr(a) as *const _,
+                    ni,
+                    &zero,
+                    self.ptr(a) as *const _,
+                    ni,
+                    self.ptr(&out) as *mut _,
+                    ni,
+                ),
+                "cublasZgeam",
+            )?;
+        }
+        Ok(out)
     }
 
     /// `zheevd` on the `n × n` matrix at `a` (leading dimension `lda`, lower triangle read,
     /// overwritten by the eigenvectors when `vectors`); ascending eigenvalues.
-    fn zheevd(&self, a: u64, n: usize, lda: usize, vectors: bool) -> Result<Vec<f64>> {
+    fn zheevd(
+        &self,
+        a: u64,
+        (n, lda): (usize, usize),
+        lower: sol::cublasFillMode_t,
+        vectors: bool,
+    ) -> Result<Vec<f64>> {
         let (ni, ldi) = (dim_i32(n)?, dim_i32(lda)?);
         let jobz = if vectors {
             sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR
         } else {
             sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_NOVECTOR
         };
-        let lower = sol::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER;
         let w = self.zeros(n)?;
         let info = Self::drv(self.stream.alloc_zeros::<i32>(1))?;
         let mut lwork = 0i32;
@@ -252,14 +347,19 @@ impl Gpu {
     }
 
     /// `dsyevd` on a real symmetric matrix in a device buffer.
-    fn dsyevd(&self, a: &CudaSlice<f64>, n: usize, vectors: bool) -> Result<Vec<f64>> {
+    fn dsyevd(
+        &self,
+        a: &CudaSlice<f64>,
+        n: usize,
+        lower: sol::cublasFillMode_t,
+        vectors: bool,
+    ) -> Result<Vec<f64>> {
         let ni = dim_i32(n)?;
         let jobz = if vectors {
             sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR
         } else {
             sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_NOVECTOR
         };
-        let lower = sol::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER;
         let w = self.zeros(n)?;
         let info = Self::drv(self.stream.alloc_zeros::<i32>(1))?;
         let mut lwork = 0i32;
@@ -379,8 +479,13 @@ fn complex_vector(g: &Gpu, x: &[f64]) -> Result<CudaSlice<f64>> {
     g.upload(&z)
 }
 
-fn from_column_major(v: Vec<f64>, rows: usize, cols: usize) -> Result<Array2<Complex64>> {
-    Array2::from_shape_vec((rows, cols).f(), to_complex(v)).map_err(|e| failure(e.to_string()))
+fn shaped<T>(v: Vec<T>, rows: usize, cols: usize, column_major: bool) -> Result<Array2<T>> {
+    let shape = if column_major {
+        (rows, cols).f()
+    } else {
+        (rows, cols).into_shape_with_order()
+    };
+    Array2::from_shape_vec(shape, v).map_err(|e| failure(e.to_string()))
 }
 
 impl DeviceMatrix {
@@ -388,90 +493,117 @@ impl DeviceMatrix {
     pub(crate) fn dim(&self) -> usize {
         self.rows
     }
-    /// Copy back to the host.
-    fn to_host(&self, g: &Gpu) -> Result<Array2<Complex64>> {
-        let mut v = g.download(&self.data)?;
-        v.truncate(2 * self.rows * self.cols);
-        from_column_major(v, self.rows, self.cols)
-    }
 }
 
-/// `W = V_σ† V_ρ` on the device, returned on the host too (one `zgemm`; `W_ji = ⟨b_j|a_i⟩`).
+/// `W = V_σ† V_ρ` on the GPU (one `zgemm`; `W_ji = ⟨b_j|a_i⟩`), returned on the host too; the
+/// device keeps `Wᵀ` (column-major), i.e. `W` row-major, the layout the host reads.
+///
+/// Both inputs travel row-major: the device sees `S = Vᵀ`, and `W = conj(S_σ) S_ρᵀ = (S_ρ S_σ†)ᵀ`.
 pub(crate) fn overlap(
     v_sigma: &ArrayView2<Complex64>,
     v_rho: &ArrayView2<Complex64>,
 ) -> Result<(Array2<Complex64>, DeviceMatrix)> {
     with_gpu(|g| {
         let d = v_sigma.nrows();
-        let (vs, vr) = (g.upload_complex(v_sigma)?, g.upload_complex(v_rho)?);
-        let w = DeviceMatrix {
+        let (vs, vr) = (v_sigma.as_standard_layout(), v_rho.as_standard_layout());
+        let (ss, sr) = match (vs.as_slice(), vr.as_slice()) {
+            (Some(a), Some(b)) => (g.upload(as_f64(a))?, g.upload(as_f64(b))?),
+            _ => return Err(failure("eigenvectors not in standard layout")),
+        };
+        let wt = DeviceMatrix {
             data: g.zeros(2 * d * d)?,
             rows: d,
-            cols: d,
         };
         g.zgemm(
-            blas::cublasOperation_t::CUBLAS_OP_C,
             blas::cublasOperation_t::CUBLAS_OP_N,
+            blas::cublasOperation_t::CUBLAS_OP_C,
             (d, d, d),
-            (g.ptr(&vs.data), d),
-            (g.ptr(&vr.data), d),
-            (g.ptr(&w.data), d),
+            (g.ptr(&sr), d),
+            (g.ptr(&ss), d),
+            (g.ptr(&wt.data), d),
         )?;
-        Ok((w.to_host(g)?, w))
+        let w = shaped(g.download_into(&wt.data, d * d)?, d, d, false)?;
+        Ok((w, wt))
     })
 }
 
-/// `ρ' = C C†` with `C = W diag(√λ)` (`zdgmm` + `zherk`, lower triangle; the upper triangle is
-/// mirrored on the host copy). Returns the host copy (exactly Hermitian) and the device matrix.
+/// `ρ' = C C†` with `C = W diag(√λ)`, from the device `Wᵀ` of [`overlap`]: `Z = diag(√λ) Wᵀ = Cᵀ`
+/// (`zdgmm`), `ρ'ᵀ = Z† Z` (`zherk`, lower), mirrored on the device into the full
+/// `ρ'ᵀ = conj(ρ')` (`zgeam` of the triangle with its adjoint, diagonal halved: exactly
+/// Hermitian, real diagonal). Its row-major reading is `ρ'`, returned on the host; the device
+/// keeps `conj(ρ')`, which has the same spectra in every scaled block.
 pub(crate) fn gram_of_scaled(
-    w: &DeviceMatrix,
+    wt: &DeviceMatrix,
     sqrt_lambda: &[f64],
 ) -> Result<(Array2<Complex64>, DeviceMatrix)> {
     with_gpu(|g| {
-        let d = w.rows;
+        let d = wt.rows;
+        let di = dim_i32(d)?;
         let x = complex_vector(g, sqrt_lambda)?;
-        let c = g.zeros(2 * d * d)?;
+        let z = g.zeros(2 * d * d)?;
         g.zdgmm(
-            blas::cublasSideMode_t::CUBLAS_SIDE_RIGHT,
+            blas::cublasSideMode_t::CUBLAS_SIDE_LEFT,
             (d, d),
-            (g.ptr(&w.data), d),
+            (g.ptr(&wt.data), d),
             g.ptr(&x),
-            (g.ptr(&c), d),
+            (g.ptr(&z), d),
         )?;
-        let out = DeviceMatrix {
+        let tri = g.zeros(2 * d * d)?;
+        let full = DeviceMatrix {
             data: g.zeros(2 * d * d)?,
             rows: d,
-            cols: d,
         };
-        let (one, zero) = (1.0f64, 0.0f64);
-        // SAFETY: c and out hold d·d complex numbers.
+        let (one, zero, half) = (1.0f64, 0.0f64, 0.5f64);
+        let c1 = blas::cuDoubleComplex { x: 1.0, y: 0.0 };
+        // SAFETY: z, tri and full hold d·d complex numbers; the strict upper part of tri stays 0.
         unsafe {
             check_blas(
                 blas::cublasZherk_v2(
                     *g.blas.handle(),
                     blas::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER,
-                    blas::cublasOperation_t::CUBLAS_OP_N,
-                    dim_i32(d)?,
-                    dim_i32(d)?,
+                    blas::cublasOperation_t::CUBLAS_OP_C,
+                    di,
+                    di,
                     &one,
-                    g.ptr(&c) as *const _,
-                    dim_i32(d)?,
+                    g.ptr(&z) as *const _,
+                    di,
                     &zero,
-                    g.ptr(&out.data) as *mut _,
-                    dim_i32(d)?,
+                    g.ptr(&tri) as *mut _,
+                    di,
                 ),
                 "cublasZherk",
             )?;
+            check_blas(
+                blas::cublasZgeam(
+                    *g.blas.handle(),
+                    blas::cublasOperation_t::CUBLAS_OP_N,
+                    blas::cublasOperation_t::CUBLAS_OP_C,
+                    di,
+                    di,
+                    &c1,
+                    g.ptr(&tri) as *const _,
+                    di,
+                    &c1,
+                    g.ptr(&tri) as *const _,
+                    di,
+                    g.ptr(&full.data) as *mut _,
+                    di,
+                ),
+                "cublasZgeam",
+            )?;
+            check_blas(
+                blas::cublasZdscal_v2(
+                    *g.blas.handle(),
+                    di,
+                    &half,
+                    g.ptr(&full.data) as *mut _,
+                    di + 1,
+                ),
+                "cublasZdscal",
+            )?;
         }
-        let mut host = out.to_host(g)?;
-        for j in 0..d {
-            host[[j, j]].im = 0.0;
-            for i in 0..j {
-                // column-major lower triangle holds (j, i) for j > i
-                host[[i, j]] = host[[j, i]].conj();
-            }
-        }
-        Ok((host, out))
+        let host = shaped(g.download_into(&full.data, d * d)?, d, d, false)?;
+        Ok((host, full))
     })
 }
 
@@ -510,7 +642,8 @@ pub(crate) fn scaled_block_eigvalsh(
             g.ptr(&x),
             (g.ptr(&a), n),
         )?;
-        finite(g.zheevd(g.ptr(&a), n, n, false)?)
+        let lower = sol::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER;
+        finite(g.zheevd(g.ptr(&a), (n, n), lower, false)?)
     })
 }
 
@@ -521,40 +654,43 @@ impl EigenSolver for Cuda {
     fn name(&self) -> &'static str {
         "cuda"
     }
+    /// A row-major input is solved as `conj(A)`; its eigenvectors `V' = conj(V)` come back through
+    /// `V'†` (`zgeam`), whose column-major buffer read row-major is `conj(V') = V`.
     fn eigh(&self, a: ArrayView2<Complex64>) -> Result<(Array1<f64>, Array2<Complex64>)> {
         with_gpu(|g| {
             let n = a.nrows();
-            let m = g.upload_complex(&a)?;
-            let values = finite(g.zheevd(g.ptr(&m.data), n, n, true)?)?;
-            Ok((values, m.to_host(g)?))
+            let m = g.upload_hermitian(&a)?;
+            let values = finite(g.zheevd(g.ptr(&m.data), (n, n), m.uplo, true)?)?;
+            let vectors = if m.conjugated {
+                let adj = g.adjoint(&m.data, n)?;
+                shaped(g.download_into(&adj, n * n)?, n, n, false)?
+            } else {
+                shaped(g.download_into(&m.data, n * n)?, n, n, true)?
+            };
+            Ok((values, vectors))
         })
     }
     fn eigvalsh(&self, a: ArrayView2<Complex64>) -> Result<Array1<f64>> {
         with_gpu(|g| {
             let n = a.nrows();
-            let m = g.upload_complex(&a)?;
-            finite(g.zheevd(g.ptr(&m.data), n, n, false)?)
+            let m = g.upload_hermitian(&a)?;
+            finite(g.zheevd(g.ptr(&m.data), (n, n), m.uplo, false)?)
         })
     }
     fn eigh_real(&self, a: ArrayView2<f64>) -> Result<(Array1<f64>, Array2<f64>)> {
         with_gpu(|g| {
             let n = a.nrows();
-            let host: Vec<f64> = a.t().iter().copied().collect();
-            let m = g.upload(&host)?;
-            let values = finite(g.dsyevd(&m, n, true)?)?;
-            let mut v = g.download(&m)?;
-            v.truncate(n * n);
-            let vectors =
-                Array2::from_shape_vec((n, n).f(), v).map_err(|e| failure(e.to_string()))?;
+            let m = g.upload_hermitian(&a)?;
+            let values = finite(g.dsyevd(&m.data, n, m.uplo, true)?)?;
+            let vectors = shaped(g.download_into(&m.data, n * n)?, n, n, true)?;
             Ok((values, vectors))
         })
     }
     fn eigvalsh_real(&self, a: ArrayView2<f64>) -> Result<Array1<f64>> {
         with_gpu(|g| {
             let n = a.nrows();
-            let host: Vec<f64> = a.t().iter().copied().collect();
-            let m = g.upload(&host)?;
-            finite(g.dsyevd(&m, n, false)?)
+            let m = g.upload_hermitian(&a)?;
+            finite(g.dsyevd(&m.data, n, m.uplo, false)?)
         })
     }
     /// `zgesvd` needs `m ≥ n`: a wide matrix is passed as its transpose (same singular values).
@@ -615,30 +751,40 @@ impl EigenSolver for Cuda {
             finite(v)
         })
     }
+    /// `zpotrf` of `A + shift·I`: the shift is added on the device (`zaxpy` along the diagonal).
     fn is_positive_definite(&self, a: ArrayView2<Complex64>, shift: f64) -> Result<bool> {
         let n = a.nrows();
         if n == 0 {
             return Ok(true);
         }
         with_gpu(|g| {
-            let mut host: Vec<Complex64> = a.t().iter().copied().collect();
-            for i in 0..n {
-                host[i * n + i] = Complex64::new(host[i * n + i].re + shift, 0.0);
-            }
-            let buf = g.upload(as_f64(&host))?;
-            let info = Gpu::drv(g.stream.alloc_zeros::<i32>(1))?;
+            let m = g.upload_hermitian(&a)?;
+            let shifts = complex_vector(g, &vec![shift; n])?;
+            let c1 = blas::cuDoubleComplex { x: 1.0, y: 0.0 };
             let ni = dim_i32(n)?;
-            let lower = sol::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER;
+            let info = Gpu::drv(g.stream.alloc_zeros::<i32>(1))?;
             let mut lwork = 0i32;
             let h = g.solver.cu();
-            // SAFETY: buf holds n·n complex numbers.
+            // SAFETY: m holds n·n complex numbers, shifts n.
             unsafe {
+                check_blas(
+                    blas::cublasZaxpy_v2(
+                        *g.blas.handle(),
+                        ni,
+                        &c1,
+                        g.ptr(&shifts) as *const _,
+                        1,
+                        g.ptr(&m.data) as *mut _,
+                        ni + 1,
+                    ),
+                    "cublasZaxpy",
+                )?;
                 check_sol(
                     sol::cusolverDnZpotrf_bufferSize(
                         h,
-                        lower,
+                        m.uplo,
                         ni,
-                        g.ptr(&buf) as *mut _,
+                        g.ptr(&m.data) as *mut _,
                         ni,
                         &mut lwork,
                     ),
@@ -648,9 +794,9 @@ impl EigenSolver for Cuda {
                 check_sol(
                     sol::cusolverDnZpotrf(
                         h,
-                        lower,
+                        m.uplo,
                         ni,
-                        g.ptr(&buf) as *mut _,
+                        g.ptr(&m.data) as *mut _,
                         ni,
                         g.ptr(&work) as *mut _,
                         lwork,
@@ -677,9 +823,14 @@ pub(crate) struct KernelBlocks {
     m: usize,
 }
 
-fn upload_real(g: &Gpu, a: &ArrayView2<f64>) -> Result<CudaSlice<f64>> {
+/// A real matrix on the device as it lies in memory: row-major input gives `Aᵀ` column-major
+/// (`true`), column-major input `A`.
+fn upload_real(g: &Gpu, a: &ArrayView2<f64>) -> Result<(CudaSlice<f64>, bool)> {
+    if let Some(rows) = a.as_slice() {
+        return Ok((g.upload(rows)?, true));
+    }
     let host: Vec<f64> = a.t().iter().copied().collect();
-    g.upload(&host)
+    Ok((g.upload(&host)?, false))
 }
 
 /// Eigendecomposition of `K_YY` on the GPU (`dsyevd`), then `C = K_XY E` (`dgemm`): returns the
@@ -692,9 +843,16 @@ pub(crate) fn kernel_blocks(
 ) -> Result<(Array1<f64>, Array2<f64>, KernelBlocks)> {
     with_gpu(|g| {
         let (n, m) = (kxx.nrows(), kyy.nrows());
-        let e = upload_real(g, kyy)?;
-        let nu = finite(g.dsyevd(&e, m, true)?)?;
-        let xy = upload_real(g, kxy)?;
+        // K_YY and K_XX are symmetric: either layout is the matrix itself
+        let (e, _) = upload_real(g, kyy)?;
+        let lower = sol::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER;
+        let nu = finite(g.dsyevd(&e, m, lower, true)?)?;
+        let (xy, transposed) = upload_real(g, kxy)?;
+        let (op, ld) = if transposed {
+            (blas::cublasOperation_t::CUBLAS_OP_T, m)
+        } else {
+            (blas::cublasOperation_t::CUBLAS_OP_N, n)
+        };
         let c = g.zeros(n * m)?;
         let (one, zero) = (1.0f64, 0.0f64);
         // SAFETY: xy is n × m, e is m × m, c is n × m (column-major).
@@ -702,14 +860,14 @@ pub(crate) fn kernel_blocks(
             check_blas(
                 blas::cublasDgemm_v2(
                     *g.blas.handle(),
-                    blas::cublasOperation_t::CUBLAS_OP_N,
+                    op,
                     blas::cublasOperation_t::CUBLAS_OP_N,
                     dim_i32(n)?,
                     dim_i32(m)?,
                     dim_i32(m)?,
                     &one,
                     g.ptr(&xy) as *const f64,
-                    dim_i32(n)?,
+                    dim_i32(ld)?,
                     g.ptr(&e) as *const f64,
                     dim_i32(m)?,
                     &zero,
@@ -720,12 +878,9 @@ pub(crate) fn kernel_blocks(
             )?;
         }
         drop((xy, e));
-        let mut host = g.download(&c)?;
-        host.truncate(n * m);
-        let c_host =
-            Array2::from_shape_vec((n, m).f(), host).map_err(|e| failure(e.to_string()))?;
+        let c_host = shaped(g.download_into(&c, n * m)?, n, m, true)?;
         let blocks = KernelBlocks {
-            kxx: upload_real(g, kxx)?,
+            kxx: upload_real(g, kxx)?.0,
             c,
             n,
             m,
@@ -778,7 +933,8 @@ impl KernelBlocks {
                 )?;
             }
             drop(w);
-            finite(g.dsyevd(&out, n, false)?)
+            let lower = sol::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER;
+            finite(g.dsyevd(&out, n, lower, false)?)
         })
     }
 }

@@ -286,16 +286,16 @@ impl Gpu {
         Ok(out)
     }
 
-    /// `zheevd` on the `n × n` matrix at `a` (leading dimension `lda`, lower triangle read,
-    /// overwritten by the eigenvectors when `vectors`); ascending eigenvalues.
-    fn zheevd(
+    /// The divide-and-conquer driver shared by `zheevd` and `dsyevd`: `size(jobz, w, &mut lwork)`
+    /// asks for the workspace (in elements of `elem` doubles), `solve(jobz, w, work, lwork, info)`
+    /// runs; ascending eigenvalues, or an error when `info ≠ 0` (not converged).
+    fn syevd(
         &self,
-        a: u64,
-        (n, lda): (usize, usize),
-        lower: sol::cublasFillMode_t,
+        (routine, n, elem): (&str, usize, usize),
         vectors: bool,
+        size: impl FnOnce(sol::cusolverEigMode_t, u64, &mut i32) -> sol::cusolverStatus_t,
+        solve: impl FnOnce(sol::cusolverEigMode_t, u64, u64, i32, u64) -> sol::cusolverStatus_t,
     ) -> Result<Vec<f64>> {
-        let (ni, ldi) = (dim_i32(n)?, dim_i32(lda)?);
         let jobz = if vectors {
             sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR
         } else {
@@ -304,105 +304,108 @@ impl Gpu {
         let w = self.zeros(n)?;
         let info = Self::drv(self.stream.alloc_zeros::<i32>(1))?;
         let mut lwork = 0i32;
-        let h = self.solver.cu();
-        // SAFETY: a points to lda·n complex numbers on this context; w holds n doubles.
-        unsafe {
-            check_sol(
-                sol::cusolverDnZheevd_bufferSize(
-                    h,
-                    jobz,
-                    lower,
-                    ni,
-                    a as *const _,
-                    ldi,
-                    self.ptr(&w) as *const f64,
-                    &mut lwork,
-                ),
-                "cusolverDnZheevd_bufferSize",
-            )?;
-            let work = self.zeros(2 * lwork.max(1) as usize)?;
-            check_sol(
-                sol::cusolverDnZheevd(
-                    h,
-                    jobz,
-                    lower,
-                    ni,
-                    a as *mut _,
-                    ldi,
-                    self.ptr(&w) as *mut f64,
-                    self.ptr(&work) as *mut _,
-                    lwork,
-                    info.device_ptr(&self.stream).0 as *mut i32,
-                ),
-                "cusolverDnZheevd",
-            )?;
-        }
+        check_sol(size(jobz, self.ptr(&w), &mut lwork), routine)?;
+        let work = self.zeros(elem * lwork.max(1) as usize)?;
+        let info_ptr = info.device_ptr(&self.stream).0;
+        check_sol(
+            solve(jobz, self.ptr(&w), self.ptr(&work), lwork, info_ptr),
+            routine,
+        )?;
         let code = self.info(&info)?;
         if code != 0 {
-            return Err(failure(format!("zheevd info = {code} (not converged)")));
+            return Err(failure(format!("{routine} info = {code} (not converged)")));
         }
         let mut values = self.download(&w)?;
         values.truncate(n);
         Ok(values)
     }
 
-    /// `dsyevd` on a real symmetric matrix in a device buffer.
+    /// `zheevd` on the `n × n` matrix at `a` (leading dimension `lda`, the `uplo` triangle read,
+    /// overwritten by the eigenvectors when `vectors`); ascending eigenvalues.
+    fn zheevd(
+        &self,
+        a: u64,
+        (n, lda): (usize, usize),
+        uplo: sol::cublasFillMode_t,
+        vectors: bool,
+    ) -> Result<Vec<f64>> {
+        let (ni, ldi) = (dim_i32(n)?, dim_i32(lda)?);
+        let h = self.solver.cu();
+        // SAFETY: a points to lda·n complex numbers on this context; w holds n doubles and work
+        // lwork complex numbers (allocated by `syevd`).
+        self.syevd(
+            ("cusolverDnZheevd", n, 2),
+            vectors,
+            |jobz, w, lwork| unsafe {
+                sol::cusolverDnZheevd_bufferSize(
+                    h,
+                    jobz,
+                    uplo,
+                    ni,
+                    a as *const _,
+                    ldi,
+                    w as *const f64,
+                    lwork,
+                )
+            },
+            |jobz, w, work, lwork, info| unsafe {
+                sol::cusolverDnZheevd(
+                    h,
+                    jobz,
+                    uplo,
+                    ni,
+                    a as *mut _,
+                    ldi,
+                    w as *mut f64,
+                    work as *mut _,
+                    lwork,
+                    info as *mut i32,
+                )
+            },
+        )
+    }
+
+    /// `dsyevd` on a real symmetric matrix in a device buffer (the `uplo` triangle read).
     fn dsyevd(
         &self,
         a: &CudaSlice<f64>,
         n: usize,
-        lower: sol::cublasFillMode_t,
+        uplo: sol::cublasFillMode_t,
         vectors: bool,
     ) -> Result<Vec<f64>> {
-        let ni = dim_i32(n)?;
-        let jobz = if vectors {
-            sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR
-        } else {
-            sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_NOVECTOR
-        };
-        let w = self.zeros(n)?;
-        let info = Self::drv(self.stream.alloc_zeros::<i32>(1))?;
-        let mut lwork = 0i32;
+        let (ni, ap) = (dim_i32(n)?, self.ptr(a));
         let h = self.solver.cu();
-        // SAFETY: a holds n·n doubles, w n doubles, work lwork doubles.
-        unsafe {
-            check_sol(
+        // SAFETY: a holds n·n doubles, w n doubles, work lwork doubles (allocated by `syevd`).
+        self.syevd(
+            ("cusolverDnDsyevd", n, 1),
+            vectors,
+            |jobz, w, lwork| unsafe {
                 sol::cusolverDnDsyevd_bufferSize(
                     h,
                     jobz,
-                    lower,
+                    uplo,
                     ni,
-                    self.ptr(a) as *const f64,
+                    ap as *const f64,
                     ni,
-                    self.ptr(&w) as *const f64,
-                    &mut lwork,
-                ),
-                "cusolverDnDsyevd_bufferSize",
-            )?;
-            let work = self.zeros(lwork.max(1) as usize)?;
-            check_sol(
+                    w as *const f64,
+                    lwork,
+                )
+            },
+            |jobz, w, work, lwork, info| unsafe {
                 sol::cusolverDnDsyevd(
                     h,
                     jobz,
-                    lower,
+                    uplo,
                     ni,
-                    self.ptr(a) as *mut f64,
+                    ap as *mut f64,
                     ni,
-                    self.ptr(&w) as *mut f64,
-                    self.ptr(&work) as *mut f64,
+                    w as *mut f64,
+                    work as *mut f64,
                     lwork,
-                    info.device_ptr(&self.stream).0 as *mut i32,
-                ),
-                "cusolverDnDsyevd",
-            )?;
-        }
-        let code = self.info(&info)?;
-        if code != 0 {
-            return Err(failure(format!("dsyevd info = {code} (not converged)")));
-        }
-        let mut values = self.download(&w)?;
-        values.truncate(n);
-        Ok(values)
+                    info as *mut i32,
+                )
+            },
+        )
     }
 
     /// `C = op(A) op(B)` (`zgemm`, no accumulation).

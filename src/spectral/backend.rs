@@ -83,14 +83,10 @@ pub const AUTO_NALGEBRA_CHOLESKY_BELOW: usize = 8;
 /// docs/PERFORMANCE.md, "Auto crossovers".
 pub const AUTO_FAER_FROM: usize = 192;
 
-/// [`Backend::Auto`] sends complex eigensolves (full and values only) of dimension at least this
-/// to the GPU ([`Backend::Cuda`]) when qrenyi is built with the `cuda` feature and a CUDA device is
-/// usable; a pair of states then also keeps its basis change on the GPU. Measured on an NVIDIA H100
-/// against its host's 16 cores (docs/PERFORMANCE.md, "GPU"; copies to and from the device
-/// included), GPU vs the faster of faer and `zheevd`: full decomposition d = 64: 0.94 vs 0.92 ms
-/// (a tie), d = 128: 2.2 vs 3.8 ms; values only d = 64: 0.43 vs 0.46 ms, d = 128: 1.1 vs 1.4 ms;
-/// one sandwiched order from raw matrices d = 64: 2.7 vs 2.6 ms, d = 128: 6.6 vs 9.7 ms; the
-/// Cholesky PSD check (also routed here) d = 64: 0.11 vs 0.085 ms, d = 128: 0.16 vs 0.24 ms.
+/// [`Backend::Auto`] sends complex solves (full, values only, the Cholesky PSD check) of dimension
+/// at least this to the GPU ([`Backend::Cuda`]) when qrenyi is built with the `cuda` feature and a
+/// CUDA device is usable; a pair of states then also keeps its basis change on the GPU (the
+/// measured crossover, NVIDIA H100 against its host's 16 cores: docs/PERFORMANCE.md, "GPU").
 pub const AUTO_CUDA_FROM: usize = 128;
 
 /// Which eigensolver to use. `Backend::default()` is [`Backend::Auto`] when the `openblas`

@@ -18,6 +18,7 @@
 
 pub mod batch;
 pub mod classical;
+mod device;
 mod petz;
 mod quantum;
 

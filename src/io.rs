@@ -138,6 +138,7 @@ pub fn write_matrix(path: impl AsRef<Path>, a: &Array2<Complex64>) -> Result<()>
 /// Register the bundled Ubuntu Light font (from `epaint_default_fonts`) as plotters' `sans-serif`,
 /// so plots (SVG and PNG) render text without system fonts or fontconfig. Idempotent; every
 /// plotting path calls it before drawing.
+#[cfg(feature = "plot")]
 pub fn register_plot_font() -> Result<()> {
     plotters::style::register_font(
         "sans-serif",

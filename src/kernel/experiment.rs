@@ -12,7 +12,9 @@ use super::gaussian::{calibrate_sigma, gaussian_renyi};
 use super::{median_bandwidth, Kernel, KernelDivergence, KernelKind};
 use crate::error::{Error, Result};
 use ndarray::Array2;
+#[cfg(feature = "plot")]
 use plotters::coord::Shift;
+#[cfg(feature = "plot")]
 use plotters::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -345,8 +347,9 @@ fn csv_line(out: &mut String, sc: &Scenario, fields: &[&dyn std::fmt::Display]) 
     let _ = writeln!(out, "{line}");
 }
 
-/// Write `runs.csv` (every estimate), `curves.csv` (means over runs), `figure1.svg`,
-/// `figure1.png` and `summary.md` into `dir` (created if missing). Returns the written paths.
+/// Write `runs.csv` (every estimate), `curves.csv` (means over runs), `summary.md` and, with the
+/// `plot` feature, `figure1.svg` and `figure1.png` into `dir` (created if missing). Returns the
+/// written paths.
 pub fn write_outputs(result: &ExperimentResult, dir: &Path) -> Result<Vec<std::path::PathBuf>> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let cfg = &result.config;
@@ -370,33 +373,34 @@ pub fn write_outputs(result: &ExperimentResult, dir: &Path) -> Result<Vec<std::p
             &[&c.n, &c.alpha, &c.lambda, &c.mean, &c.std, &c.renyi],
         );
     }
-    let paths: Vec<std::path::PathBuf> = [
-        "runs.csv",
-        "curves.csv",
-        "figure1.svg",
-        "figure1.png",
-        "summary.md",
-    ]
-    .iter()
-    .map(|f| dir.join(f))
-    .collect();
+    #[cfg_attr(not(feature = "plot"), allow(unused_mut))] // extended by the figures
+    let mut paths: Vec<std::path::PathBuf> = ["runs.csv", "curves.csv", "summary.md"]
+        .iter()
+        .map(|f| dir.join(f))
+        .collect();
     std::fs::write(&paths[0], runs).map_err(|e| Error::io(&paths[0], e))?;
     std::fs::write(&paths[1], curves).map_err(|e| Error::io(&paths[1], e))?;
-    crate::io::register_plot_font()?;
+    std::fs::write(&paths[2], summary(result)?).map_err(|e| Error::io(&paths[2], e))?;
+    #[cfg(feature = "plot")]
     {
-        let root = SVGBackend::new(&paths[2], (1200, 1000)).into_drawing_area();
-        draw_figure(result, &root).map_err(|e| Error::io(&paths[2], e))?;
-        root.present().map_err(|e| Error::io(&paths[2], e))?;
+        crate::io::register_plot_font()?;
+        let (svg, png) = (dir.join("figure1.svg"), dir.join("figure1.png"));
+        {
+            let root = SVGBackend::new(&svg, (1200, 1000)).into_drawing_area();
+            draw_figure(result, &root).map_err(|e| Error::io(&svg, e))?;
+            root.present().map_err(|e| Error::io(&svg, e))?;
+        }
+        {
+            let root = BitMapBackend::new(&png, (1200, 1000)).into_drawing_area();
+            draw_figure(result, &root).map_err(|e| Error::io(&png, e))?;
+            root.present().map_err(|e| Error::io(&png, e))?;
+        }
+        paths.extend([svg, png]);
     }
-    {
-        let root = BitMapBackend::new(&paths[3], (1200, 1000)).into_drawing_area();
-        draw_figure(result, &root).map_err(|e| Error::io(&paths[3], e))?;
-        root.present().map_err(|e| Error::io(&paths[3], e))?;
-    }
-    std::fs::write(&paths[4], summary(result)?).map_err(|e| Error::io(&paths[4], e))?;
     Ok(paths)
 }
 
+#[cfg(feature = "plot")]
 const PALETTE: [RGBColor; 6] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
@@ -406,8 +410,10 @@ const PALETTE: [RGBColor; 6] = [
     RGBColor(23, 190, 207),
 ];
 
+#[cfg(feature = "plot")]
 type DrawResult<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
+#[cfg(feature = "plot")]
 fn draw_figure<DB: DrawingBackend>(
     result: &ExperimentResult,
     root: &DrawingArea<DB, Shift>,

@@ -585,7 +585,7 @@ pub fn replay(path: &Path) -> Result<Replay> {
         margin: m1,
         margin_nalgebra: m2,
         margin_high_precision: hp,
-        violation: m1.value < -err && m2.value < -err && hp.map_or(true, |v| v < -err),
+        violation: m1.value < -err && m2.value < -err && hp.is_none_or(|v| v < -err),
     })
 }
 

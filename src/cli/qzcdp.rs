@@ -6,7 +6,6 @@
 //! * `fit --rho A --sigma B [--family F] [--xi X] [--base B] [--json] [--plot out.svg|png]` →
 //!   `{"zcdp_rho": x, "alpha": a, …}`; the plot shows `D_α` and the line `ξ + ρα`.
 
-use super::divergence::load_state;
 use super::json_number;
 use qrenyi::divergence::Family;
 use qrenyi::privacy::qzcdp::{CertifyOptions, CheckResult, FitResult, Neighbours, Status};
@@ -18,28 +17,35 @@ use std::path::{Path, PathBuf};
 /// The neighbouring pair as two state files, with the loader options.
 #[derive(clap::Args, Debug)]
 pub struct PairArgs {
-    /// First state ρ = M(x) (.npy complex128/float64 or .json).
+    /// First state ρ = M(x) (.npy/.npz complex128/float64/complex64/float32, FILE.npz:NAME, or
+    /// .json).
     #[arg(long)]
     pub rho: PathBuf,
     /// Second state σ = M(x').
     #[arg(long)]
     pub sigma: PathBuf,
-    /// Eigensolver backend: auto (nalgebra at small d, LAPACK and faer above), lapack,
-    /// lapack-mrrr, nalgebra or faer.
-    #[arg(long, default_value = "auto")]
-    pub backend: String,
-    /// Base validation tolerance.
-    #[arg(long, default_value_t = 1e-10, allow_negative_numbers = true)]
-    pub tolerance: f64,
+    #[command(flatten)]
+    pub load: super::divergence::LoadArgs,
 }
 
 impl PairArgs {
     /// Load and validate both states.
     pub fn load(&self) -> Result<(DensityMatrix, DensityMatrix)> {
-        Ok((
-            load_state(&self.rho, &self.backend, self.tolerance)?,
-            load_state(&self.sigma, &self.backend, self.tolerance)?,
-        ))
+        let one = |p: &Path| -> Result<DensityMatrix> {
+            let spec = p.to_string_lossy();
+            let (mut states, stacked) = self.load.load(&spec)?;
+            if stacked {
+                return Err(Error::Parse {
+                    what: spec.into_owned(),
+                    reason: format!(
+                        "a stack of {} matrices; this command takes one state",
+                        states.len()
+                    ),
+                });
+            }
+            Ok(states.remove(0))
+        };
+        Ok((one(&self.rho)?, one(&self.sigma)?))
     }
 }
 

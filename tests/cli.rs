@@ -355,3 +355,33 @@ fn normalize_divides_by_the_trace() {
     let (_, want, _) = petz2_json(&rho, &sigma, &[]);
     assert!((value_of(&out) - value_of(&want)).abs() < 1e-15);
 }
+
+/// `--plot`: the format follows the extension (SVG text, PNG magic bytes); other extensions and
+/// kinds without α are errors (exit 2), checked before any computation.
+#[test]
+fn plot_format_from_extension() {
+    let (rho, sigma, _) = states();
+    let svg = temp_path("curve.svg");
+    let (code, _, err) = divergence(
+        "sandwiched",
+        &rho,
+        &sigma,
+        &["--plot", svg.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.starts_with("<svg") && text.contains("α = 1 limit") && text.contains("α = ∞ limit")
+    );
+    let png = temp_path("curve.png");
+    let (code, _, err) = divergence("petz", &rho, &sigma, &["--plot", png.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(&std::fs::read(&png).unwrap()[..4], b"\x89PNG");
+    let pdf = temp_path("curve.pdf");
+    let (code, _, err) = divergence("petz", &rho, &sigma, &["--plot", pdf.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains(".svg or .png"), "{err}");
+    assert!(!pdf.exists());
+    let (code, _, _) = divergence("umegaki", &rho, &sigma, &["--plot", svg.to_str().unwrap()]);
+    assert_eq!(code, 2);
+}

@@ -65,19 +65,23 @@ fn cli_kernel_divergence_json_matches_library() {
         kd,
         &px,
         &py,
-        "--alpha 2 --lambda 0.01 --bandwidth 1.5 --json",
+        "--alpha 2,3 --lambda 0.01 --bandwidth 1.5 --json",
     );
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     let k = Kernel::new(KernelKind::Rbf, 1.5).unwrap();
     let est = KernelDivergence::from_samples(x.view(), y.view(), &k).unwrap();
-    let want = est.divergence(2.0, 0.01).unwrap();
-    assert!((v["value"].as_f64().unwrap() - want).abs() < 1e-12 * want.abs().max(1.0));
+    for (i, a) in [2.0, 3.0].into_iter().enumerate() {
+        let want = est.divergence(a, 0.01).unwrap();
+        let r = &v["results"][i];
+        assert_eq!(r["alpha"].as_f64(), Some(a));
+        assert!((r["value"].as_f64().unwrap() - want).abs() < 1e-12 * want.abs().max(1.0));
+    }
     // median bandwidth by default, +∞ as the string "inf"
     let (code, out, _) = with_samples(kd, &px, &py, "--alpha 2 --lambda 0 --json");
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["value"], "inf");
+    assert_eq!(v["results"][0]["value"], "inf");
     let b = median_bandwidth(x.view(), y.view()).unwrap();
     assert!((v["bandwidth"].as_f64().unwrap() - b).abs() < 1e-12);
     // a missing file: exit 2, the message names it
@@ -139,7 +143,7 @@ fn cli_gaussian_experiment_writes_outputs() {
         "20",
         "--runs",
         "1",
-        "--alphas",
+        "--alpha",
         "2",
         "--lambdas",
         "0.01,0.1",

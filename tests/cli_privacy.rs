@@ -189,3 +189,87 @@ fn cli_dp_of_a_pair() {
     assert!(w["epsilon"].as_f64().unwrap() <= 0.5 + 1e-9);
     assert!(w["pure_epsilon"].as_f64().unwrap() > 0.5);
 }
+
+/// `dp --profile`: δ(ε) over a grid as CSV (header, one row per ε) and JSON, each value equal to
+/// the single-point `--epsilon` answer; `--profile-delta` gives ε(δ); `--base 2` reads ε in bits.
+#[test]
+fn cli_dp_profile() {
+    let (a, b, _) = states();
+    let (code, out, err) = qrenyi(&["dp", "--rho", &a, "--sigma", &b, "--profile", "0,0.5,1"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "epsilon,delta");
+    assert_eq!(lines.len(), 4);
+    let (_, v) = json(&[
+        "dp",
+        "--rho",
+        &a,
+        "--sigma",
+        &b,
+        "--profile",
+        "0,0.5,1",
+        "--json",
+    ]);
+    let prof = v["profile"].as_array().unwrap();
+    for (i, e) in ["0", "0.5", "1"].iter().enumerate() {
+        let (_, one) = json(&["dp", "--rho", &a, "--sigma", &b, "--epsilon", e, "--json"]);
+        assert_eq!(prof[i]["delta"], one["delta"]);
+        assert_eq!(
+            lines[i + 1].split(',').nth(1).unwrap().parse::<f64>().ok(),
+            one["delta"].as_f64()
+        );
+    }
+    // δ is non-increasing in ε
+    let ds: Vec<f64> = prof.iter().map(|r| r["delta"].as_f64().unwrap()).collect();
+    assert!(ds.windows(2).all(|w| w[1] <= w[0]), "{ds:?}");
+    let (_, v) = json(&[
+        "dp",
+        "--rho",
+        &a,
+        "--sigma",
+        &b,
+        "--profile-delta",
+        "0.01",
+        "--json",
+    ]);
+    let (_, one) = json(&[
+        "dp", "--rho", &a, "--sigma", &b, "--delta", "0.01", "--json",
+    ]);
+    assert_eq!(v["profile"][0]["epsilon"], one["epsilon"]);
+    let ln2 = std::f64::consts::LN_2;
+    let (_, bits) = json(&[
+        "dp",
+        "--rho",
+        &a,
+        "--sigma",
+        &b,
+        "--epsilon",
+        "1",
+        "--base",
+        "2",
+        "--json",
+    ]);
+    let (_, nats) = json(&[
+        "dp",
+        "--rho",
+        &a,
+        "--sigma",
+        &b,
+        "--epsilon",
+        &format!("{ln2}"),
+        "--json",
+    ]);
+    assert_eq!(bits["delta"], nats["delta"]);
+    let (code, _, _) = qrenyi(&[
+        "dp",
+        "--rho",
+        &a,
+        "--sigma",
+        &b,
+        "--epsilon",
+        "1",
+        "--profile",
+        "1",
+    ]);
+    assert_eq!(code, 2);
+}

@@ -100,8 +100,8 @@ struct ExperimentArgs {
     /// Independent repetitions per n.
     #[arg(long, default_value_t = 5)]
     runs: usize,
-    /// Rényi orders.
-    #[arg(long, value_parser = parse_list, default_value = "2,6,12")]
+    /// Rényi orders, comma separated.
+    #[arg(long = "alpha", value_parser = parse_list, default_value = "2,6,12")]
     alphas: NumList,
     /// Regularisations (default: 13 log-spaced values from 2.5e-4 to 0.1).
     #[arg(long, value_parser = parse_list)]

@@ -77,6 +77,10 @@ pub struct Args {
     /// Print JSON instead of a table (JSON Lines, one object per pair, for stacks).
     #[arg(long)]
     pub json: bool,
+    /// Draw the α-curve of petz/sandwiched/maximal (one pair) into this file (.svg or .png),
+    /// with the α = 1 limit and the α = ∞ limit marked.
+    #[arg(long)]
+    pub plot: Option<std::path::PathBuf>,
 }
 
 /// How input matrices are read and validated (shared by the commands that read states).
@@ -219,6 +223,15 @@ pub fn run(args: &Args) -> Result<i32> {
     let default_alpha = NumList(vec![0.5, 1.0, 2.0, f64::INFINITY]);
     let alphas = &args.alpha.as_ref().unwrap_or(&default_alpha).0;
     let gammas = &args.gamma.as_ref().map_or(vec![1.0], |g| g.0.clone());
+    if let Some(p) = &args.plot {
+        super::plot::format_of(p)?;
+        if !takes_alpha {
+            return Err(qrenyi::Error::Parse {
+                what: "--plot".into(),
+                reason: format!("draws α-curves: does not apply to --kind {kind_name}"),
+            });
+        }
+    }
     let (rhos, rho_stacked) = args.load.load(&args.rho)?;
     let (sigmas, sigma_stacked) = args.load.load(&args.sigma)?;
     if rho_stacked && sigma_stacked && rhos.len() != sigmas.len() {
@@ -237,6 +250,15 @@ pub fn run(args: &Args) -> Result<i32> {
             )
         })
         .collect();
+    if let Some(p) = &args.plot {
+        if n > 1 {
+            return Err(qrenyi::Error::Parse {
+                what: "--plot".into(),
+                reason: format!("draws one pair's α-curve; the inputs hold {n} pairs"),
+            });
+        }
+        plot_curve(p, args, &Pair::new(&pairs[0].0, &pairs[0].1)?, alphas)?;
+    }
     let kind = args.kind;
     let results = batch::map(&pairs, |pair| evaluate(kind, pair, alphas, gammas));
     let base = args.base.base;
@@ -304,4 +326,62 @@ pub fn run(args: &Args) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// The α-curve of one pair on a log-spaced grid covering the requested orders, with the α = 1
+/// limit (a marker) and the α = ∞ limit (a horizontal line) marked; values in `--base`.
+fn plot_curve(path: &std::path::Path, args: &Args, pair: &Pair, alphas: &[f64]) -> Result<()> {
+    let family = match args.kind {
+        Kind::Petz => Family::Petz,
+        Kind::Sandwiched => Family::Sandwiched,
+        _ => Family::Maximal,
+    };
+    let base = args.base.base;
+    let finite = alphas.iter().copied().filter(|a| a.is_finite() && *a > 0.0);
+    let lo = finite.clone().fold(0.1f64, f64::min).max(1e-3);
+    let hi = finite.fold(10.0f64, f64::max);
+    let n = 240;
+    let grid: Vec<f64> = (0..=n)
+        .map(|i| lo * (hi / lo).powf(i as f64 / n as f64))
+        .collect();
+    let curve = pair.curve(family, &grid)?;
+    let limits = pair.curve(family, &[1.0, f64::INFINITY])?;
+    let (d1, dinf) = (base.scale(limits[0]), base.scale(limits[1]));
+    use super::plot::{draw, Figure, Series};
+    let mut series = vec![
+        Series {
+            label: format!("{} D_α", family.name()),
+            points: grid
+                .iter()
+                .zip(&curve)
+                .map(|(&a, &v)| (a, base.scale(v)))
+                .collect(),
+            markers: false,
+        },
+        Series {
+            label: format!("α = 1 limit: {}", fmt_value(d1)),
+            points: vec![(1.0, d1)],
+            markers: true,
+        },
+    ];
+    if dinf.is_finite() {
+        series.push(Series {
+            label: format!("α = ∞ limit: {}", fmt_value(dinf)),
+            points: vec![(lo, dinf), (hi, dinf)],
+            markers: false,
+        });
+    }
+    draw(
+        path,
+        &Figure {
+            title: format!(
+                "{} Rényi divergence (d = {})",
+                family.name(),
+                pair.rho().dim()
+            ),
+            x_desc: "α".into(),
+            y_desc: format!("D_α ({})", base.unit()),
+            series,
+        },
+    )
 }

@@ -10,6 +10,7 @@ mod convert;
 mod divergence;
 mod dp;
 mod kernel_divergence;
+mod plot;
 mod qzcdp;
 mod verify;
 

@@ -129,7 +129,7 @@ enum Cmd {
         /// Relative tolerance of the fit.
         #[arg(long, default_value_t = 1e-6, allow_negative_numbers = true)]
         fit_tolerance: f64,
-        /// Draw D_α and the line ξ + ρα into this SVG file.
+        /// Draw D_α and the line ξ + ρα into this file (.svg or .png, from the extension).
         #[arg(long)]
         plot: Option<PathBuf>,
     },
@@ -256,6 +256,9 @@ pub fn run(args: &Args) -> Result<i32> {
                 tolerance: *fit_tolerance,
                 ..Default::default()
             };
+            if let Some(p) = plot {
+                super::plot::format_of(p)?; // before the computation
+            }
             let nb = common.neighbours()?;
             let family: Family = common.family.into();
             let xi = common.base.base.to_nats(*xi);
@@ -269,10 +272,10 @@ pub fn run(args: &Args) -> Result<i32> {
     }
 }
 
-/// SVG plot of `α ↦ D_α` (worst case over the pairs) and the fitted line `ξ + ρα`.
+/// Plot of `α ↦ D_α` (worst case over the pairs) and the fitted line `ξ + ρα` (SVG or PNG, from
+/// the extension).
 fn draw(path: &Path, nb: &Neighbours, family: Family, xi: f64, fit: &FitResult) -> Result<()> {
-    use plotters::prelude::*;
-    qrenyi::io::register_plot_font()?;
+    super::plot::format_of(path)?;
     let amax = fit
         .alpha
         .filter(|a| a.is_finite())
@@ -283,52 +286,22 @@ fn draw(path: &Path, nb: &Neighbours, family: Family, xi: f64, fit: &FitResult) 
         .collect();
     let d = nb.curve(family, &alphas)?;
     let rho = if fit.rho.is_finite() { fit.rho } else { 0.0 };
-    let pts: Vec<(f64, f64)> = alphas
-        .iter()
-        .zip(&d)
-        .filter(|(_, v)| v.is_finite())
-        .map(|(&a, &v)| (a, v))
-        .collect();
-    let line: Vec<(f64, f64)> = alphas.iter().map(|&a| (a, xi + rho * a)).collect();
-    let ymax = pts
-        .iter()
-        .chain(&line)
-        .map(|p| p.1)
-        .fold(1e-12f64, f64::max)
-        * 1.05;
-    let root = SVGBackend::new(path, (720, 480)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| Error::io(path, e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!("{} D_α and ξ + ρα (ξ = {xi}, ρ = {rho:.6})", family.name()),
-            ("sans-serif", 18),
-        )
-        .margin(12)
-        .x_label_area_size(36)
-        .y_label_area_size(56)
-        .build_cartesian_2d(1.0..amax, 0.0..ymax)
-        .map_err(|e| Error::io(path, e))?;
-    chart
-        .configure_mesh()
-        .x_desc("α")
-        .y_desc("divergence (nats)")
-        .draw()
-        .map_err(|e| Error::io(path, e))?;
-    chart
-        .draw_series(LineSeries::new(pts, &BLUE))
-        .map_err(|e| Error::io(path, e))?
-        .label("D_α")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE));
-    chart
-        .draw_series(LineSeries::new(line, &RED))
-        .map_err(|e| Error::io(path, e))?
-        .label("ξ + ρα")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
-    chart
-        .configure_series_labels()
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| Error::io(path, e))?;
-    root.present().map_err(|e| Error::io(path, e))?;
-    Ok(())
+    let fig = super::plot::Figure {
+        title: format!("{} D_α and ξ + ρα (ξ = {xi}, ρ = {rho:.6})", family.name()),
+        x_desc: "α".into(),
+        y_desc: "divergence (nats)".into(),
+        series: vec![
+            super::plot::Series {
+                label: "D_α".into(),
+                points: alphas.iter().copied().zip(d).collect(),
+                markers: false,
+            },
+            super::plot::Series {
+                label: "ξ + ρα".into(),
+                points: alphas.iter().map(|&a| (a, xi + rho * a)).collect(),
+                markers: false,
+            },
+        ],
+    };
+    super::plot::draw(path, &fig)
 }

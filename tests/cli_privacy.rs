@@ -195,7 +195,17 @@ fn cli_dp_of_a_pair() {
 #[test]
 fn cli_dp_profile() {
     let (a, b, _) = states();
-    let (code, out, err) = qrenyi(&["dp", "--rho", &a, "--sigma", &b, "--profile", "0,0.5,1"]);
+    let dp = |extra: &[&str]| {
+        let mut args = vec!["dp", "--rho", &a, "--sigma", &b];
+        args.extend_from_slice(extra);
+        qrenyi(&args)
+    };
+    let dpj = |extra: &[&str]| -> Value {
+        let mut e = extra.to_vec();
+        e.push("--json");
+        serde_json::from_str(&dp(&e).1).unwrap()
+    };
+    let (code, out, err) = dp(&["--profile", "0,0.5,1"]);
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "epsilon,delta");
@@ -212,7 +222,7 @@ fn cli_dp_profile() {
     ]);
     let prof = v["profile"].as_array().unwrap();
     for (i, e) in ["0", "0.5", "1"].iter().enumerate() {
-        let (_, one) = json(&["dp", "--rho", &a, "--sigma", &b, "--epsilon", e, "--json"]);
+        let one = dpj(&["--epsilon", e]);
         assert_eq!(prof[i]["delta"], one["delta"]);
         assert_eq!(
             lines[i + 1].split(',').nth(1).unwrap().parse::<f64>().ok(),

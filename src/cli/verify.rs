@@ -164,7 +164,19 @@ pub fn run(args: &Args) -> Result<i32> {
         reports.push(r);
     }
     bar.finish_and_clear();
-    output(&reports, args.json)
+    let code = output(&reports, args.json)?;
+    if !args.json {
+        if args.no_save {
+            println!("counterexamples: not saved (--no-save)");
+        } else {
+            println!(
+                "counterexamples: saved under {} (<statement>-<seed>.json + .npy; replay with \
+                 `qrenyi verify --replay FILE`)",
+                args.save_dir.display()
+            );
+        }
+    }
+    Ok(code)
 }
 
 fn output(reports: &[Report], as_json: bool) -> Result<i32> {
@@ -190,21 +202,26 @@ fn margin_str(m: f64) -> String {
 
 fn print_table(reports: &[Report]) {
     println!(
-        "{:<38} {:<8} {:<23} {:>7} {:>12} {:>8}",
-        "statement", "expected", "found", "trials", "worst margin", "time"
+        "{:<38} {:<8} {:<23} {:>7} {:>12} {:>9} {:>8}",
+        "statement", "expected", "found", "trials", "worst margin", "± error", "time"
     );
     for r in reports {
         let flag = if r.is_bug() { "  <-- UNEXPECTED" } else { "" };
         println!(
-            "{:<38} {:<8} {:<23} {:>7} {:>12} {:>7.2}s{flag}",
+            "{:<38} {:<8} {:<23} {:>7} {:>12} {:>9} {:>7.2}s{flag}",
             r.lemma,
             r.expected.name(),
             r.found(),
             r.trials,
             margin_str(r.worst_margin),
+            format!("{:.1e}", r.worst_error),
             r.seconds
         );
     }
+    println!(
+        "(a margin counts as a violation only below −error, the numerical error estimate of that \
+         evaluation; a negative margin within ± error is rounding)"
+    );
     for r in reports {
         if let Some(c) = &r.counterexample {
             println!(

@@ -283,3 +283,96 @@ fn cli_dp_profile() {
     ]);
     assert_eq!(code, 2);
 }
+
+/// `qrenyi mechanism`: on the depolarizing channel (unitarily covariant, so the search must
+/// reproduce the closed forms of `Depolarizing`), a Kraus file gives the same answers as the
+/// named channel, and parameters that do not apply are errors.
+#[test]
+fn cli_mechanism() {
+    use qrenyi::privacy::quantum_mechanism::Depolarizing;
+    let mech = |extra: &[&str]| {
+        let mut args = vec!["mechanism"];
+        args.extend_from_slice(extra);
+        qrenyi(&args)
+    };
+    let dep = Depolarizing::new(2, 0.5, 1.0).unwrap();
+    let (code, out, err) = mech(&[
+        "--channel",
+        "depolarizing",
+        "--d",
+        "2",
+        "--p",
+        "0.5",
+        "--epsilon",
+        "0.5",
+        "--restarts",
+        "2",
+        "--iterations",
+        "40",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let pure = v["pure_epsilon"]["lower"].as_f64().unwrap();
+    assert!(
+        (pure - dep.pure_epsilon()).abs() < 1e-9 * dep.pure_epsilon(),
+        "{pure}"
+    );
+    let d = v["delta"]["lower"].as_f64().unwrap();
+    assert!((d - dep.delta(0.5).unwrap()).abs() < 1e-9, "{d}");
+    let (lo, hi) = (
+        v["zcdp"]["lower"].as_f64().unwrap(),
+        v["zcdp"]["best_pair_upper"].as_f64().unwrap(),
+    );
+    assert!(lo <= hi * (1.0 + 1e-9) && lo > 0.0, "{lo} {hi}");
+    // amplitude damping: named vs Kraus file
+    let g: f64 = 0.3;
+    let k = ndarray::Array3::from_shape_fn((2, 2, 2), |(k, i, j)| match (k, i, j) {
+        (0, 0, 0) => 1.0,
+        (0, 1, 1) => (1.0 - g).sqrt(),
+        (1, 0, 1) => g.sqrt(),
+        _ => 0.0,
+    });
+    let path = std::env::temp_dir().join(format!("qrenyi-kraus-{}.npy", std::process::id()));
+    ndarray_npy::write_npy(&path, &k).unwrap();
+    let common = ["--restarts", "2", "--iterations", "30", "--json"];
+    let (_, named, _) = mech(
+        &[
+            &["--channel", "amplitude-damping", "--gamma", "0.3"][..],
+            &common,
+        ]
+        .concat(),
+    );
+    let (code, file, err) = mech(&[&["--kraus", path.to_str().unwrap()][..], &common].concat());
+    assert_eq!(code, 0, "{err}");
+    let (a, b): (Value, Value) = (
+        serde_json::from_str(&named).unwrap(),
+        serde_json::from_str(&file).unwrap(),
+    );
+    assert_eq!(a["pure_epsilon"], b["pure_epsilon"]);
+    assert_eq!(a["zcdp"]["lower"], b["zcdp"]["lower"]);
+    let (code, _, err) = mech(&[
+        "--channel",
+        "depolarizing",
+        "--d",
+        "2",
+        "--p",
+        "0.5",
+        "--gamma",
+        "1",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--gamma") && err.contains("does not apply"),
+        "{err}"
+    );
+    let (code, _, _) = mech(&[
+        "--channel",
+        "amplitude-damping",
+        "--gamma",
+        "0.3",
+        "--d",
+        "2",
+    ]);
+    assert_eq!(code, 2);
+}

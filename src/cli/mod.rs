@@ -10,6 +10,7 @@ mod convert;
 mod divergence;
 mod dp;
 mod kernel_divergence;
+mod mechanism;
 mod plot;
 mod qzcdp;
 mod verify;
@@ -36,6 +37,8 @@ enum Command {
     Compose(compose::Args),
     /// Quantum (ε, δ)-DP of a neighbouring pair (hockey-stick divergence).
     Dp(dp::Args),
+    /// Privacy of a quantum channel on neighbouring inputs: worst-case search, (ε, δ), qzCDP.
+    Mechanism(Box<mechanism::Args>),
     /// Search for counterexamples to the seeds' lemmas (see `qrenyi verify --list`).
     Verify(verify::Args),
     /// Kernel Rényi divergence D̃_α(Σ̂_P ‖ Σ̂_Q + λI) of two samples (.npy float64 or CSV).
@@ -53,6 +56,7 @@ pub fn run() -> i32 {
         Command::Qzcdp(a) => qzcdp::run(a),
         Command::Compose(a) => compose::run(a),
         Command::Dp(a) => dp::run(a),
+        Command::Mechanism(a) => mechanism::run(a),
         Command::Verify(a) => verify::run(a),
         Command::KernelDivergence(a) => kernel_divergence::run(a),
         Command::Audit(a) => audit::run(a),

@@ -296,13 +296,8 @@ fn cli_mechanism() {
         qrenyi(&args)
     };
     let dep = Depolarizing::new(2, 0.5, 1.0).unwrap();
-    let (code, out, err) = mech(&[
-        "--channel",
-        "depolarizing",
-        "--d",
-        "2",
-        "--p",
-        "0.5",
+    const DEP: [&str; 6] = ["--channel", "depolarizing", "--d", "2", "--p", "0.5"];
+    let rest = [
         "--epsilon",
         "0.5",
         "--restarts",
@@ -310,7 +305,8 @@ fn cli_mechanism() {
         "--iterations",
         "40",
         "--json",
-    ]);
+    ];
+    let (code, out, err) = mech(&[&DEP[..], &rest[..]].concat());
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     let pure = v["pure_epsilon"]["lower"].as_f64().unwrap();
@@ -351,16 +347,7 @@ fn cli_mechanism() {
     );
     assert_eq!(a["pure_epsilon"], b["pure_epsilon"]);
     assert_eq!(a["zcdp"]["lower"], b["zcdp"]["lower"]);
-    let (code, _, err) = mech(&[
-        "--channel",
-        "depolarizing",
-        "--d",
-        "2",
-        "--p",
-        "0.5",
-        "--gamma",
-        "1",
-    ]);
+    let (code, _, err) = mech(&[&DEP[..], &["--gamma", "1"][..]].concat());
     assert_eq!(code, 2);
     assert!(
         err.contains("--gamma") && err.contains("does not apply"),

@@ -115,6 +115,10 @@ fn cli_audit_contract_and_exit_codes() {
     }
     assert_eq!(v["violation"], false);
     assert_eq!(v["method"], "finite-sample");
+    assert!(v["decision_rule"]
+        .as_str()
+        .unwrap()
+        .starts_with("finite-sample: violation iff"));
     assert!((v["lambda"].as_f64().unwrap() - 0.005 * (-1f64).exp()).abs() < 1e-15);
     // a gross violation (disjoint supports), subsampling: exit code 1
     let dir2 = tmpdir("audit2");
@@ -125,6 +129,18 @@ fn cli_audit_contract_and_exit_codes() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["violation"], true);
     assert_eq!(v["interval"]["kind"], "subsample");
+    // the rule that decided, and a note exactly when the interval excludes the point estimate
+    let rule = v["decision_rule"].as_str().unwrap();
+    assert!(
+        rule.starts_with("subsample: violation iff the interval's lower end"),
+        "{rule}"
+    );
+    let (lo, hi, d) = (
+        v["interval"]["lower"].as_f64().unwrap(),
+        v["interval"]["upper"].as_f64().unwrap(),
+        v["divergence"].as_f64().unwrap(),
+    );
+    assert_eq!(v["interval_note"].is_string(), !(lo..=hi).contains(&d));
     // λ below δe^(−ε): exit 2 with a message
     let (code, _, err) = with_samples("audit", &px, &py, &format!("{dp} --lambda 1e-6"));
     assert_eq!(code, 2);

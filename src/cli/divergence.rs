@@ -260,7 +260,9 @@ pub fn run(args: &Args) -> Result<i32> {
         plot_curve(p, args, &Pair::new(&pairs[0].0, &pairs[0].1)?, alphas)?;
     }
     let kind = args.kind;
+    let bar = super::progress(None, "{spinner} computing  {elapsed}");
     let results = batch::map(&pairs, |pair| evaluate(kind, pair, alphas, gammas));
+    bar.finish_and_clear();
     let base = args.base.base;
     let param = match args.kind {
         Kind::Petz | Kind::Sandwiched | Kind::Maximal => Some("alpha"),

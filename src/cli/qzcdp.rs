@@ -262,7 +262,10 @@ pub fn run(args: &Args) -> Result<i32> {
             let nb = common.neighbours()?;
             let family: Family = common.family.into();
             let xi = common.base.base.to_nats(*xi);
-            let r = nb.fit(family, xi, &opts)?;
+            let bar = super::progress(None, "{spinner} certified fit  {elapsed}");
+            let r = nb.fit(family, xi, &opts);
+            bar.finish_and_clear();
+            let r = r?;
             if let Some(path) = plot {
                 draw(path, &nb, family, xi, &r)?;
             }

@@ -8,7 +8,6 @@
 //! qrenyi changed the margin), 2 on bad input.
 
 use super::fmt_param;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use qrenyi::verify::{self, Config, Report, SampleContext, Statement};
 use qrenyi::{Error, Result};
 use serde_json::json;
@@ -141,18 +140,12 @@ pub fn run(args: &Args) -> Result<i32> {
         .map_err(|e| Error::invalid("threads", 0.0, e.to_string()))?;
 
     let total: u64 = statements.iter().map(|s| cfg.work(s.as_ref())).sum();
-    let bar = ProgressBar::with_draw_target(
+    let bar = super::progress(
         Some(total),
-        if args.json {
-            ProgressDrawTarget::hidden()
-        } else {
-            ProgressDrawTarget::stderr()
-        },
+        "{bar:40} {pos}/{len} evaluations  {elapsed}  {msg}",
     );
-    if let Ok(style) =
-        ProgressStyle::with_template("{bar:40} {pos}/{len} evaluations  {elapsed}  {msg}")
-    {
-        bar.set_style(style);
+    if args.json {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     let mut reports = Vec::new();
     for s in &statements {

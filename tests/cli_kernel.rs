@@ -141,6 +141,20 @@ fn cli_audit_contract_and_exit_codes() {
         v["divergence"].as_f64().unwrap(),
     );
     assert_eq!(v["interval_note"].is_string(), !(lo..=hi).contains(&d));
+    // --base 2: τ given in bits, every divergence-valued field printed in bits
+    let tau_bits = 0.5 / std::f64::consts::LN_2;
+    let rest2 = rest.replace("--rdp-tau 0.5", &format!("--rdp-tau {tau_bits} --base 2"));
+    let (code2, out2, err2) = with_samples("audit", &qx, &qy, &rest2);
+    assert_eq!(code2, 1, "{err2}");
+    let w: Value = serde_json::from_str(&out2).unwrap();
+    assert_eq!(w["base"], "2");
+    for k in ["divergence", "threshold", "tau"] {
+        let (nats, bits) = (v[k].as_f64().unwrap(), w[k].as_f64().unwrap());
+        assert!(
+            (bits - nats / std::f64::consts::LN_2).abs() < 1e-12 * (1.0 + bits.abs()),
+            "{k}"
+        );
+    }
     // λ below δe^(−ε): exit 2 with a message
     let (code, _, err) = with_samples("audit", &px, &py, &format!("{dp} --lambda 1e-6"));
     assert_eq!(code, 2);

@@ -86,6 +86,8 @@ struct TestArgs {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    base: super::BaseArg,
 }
 
 /// Arguments of `qrenyi audit gaussian-experiment`.
@@ -129,8 +131,10 @@ pub fn run(args: &Args) -> Result<i32> {
     }
 }
 
+/// The null hypothesis, its ε or τ converted from `--base` to nats.
 fn hypothesis(t: &TestArgs) -> Result<Hypothesis> {
-    match (t.epsilon, t.delta, t.rdp_tau, t.tau) {
+    let nats = |v: Option<f64>| v.map(|x| t.base.base.to_nats(x));
+    match (nats(t.epsilon), t.delta, nats(t.rdp_tau), nats(t.tau)) {
         (Some(epsilon), Some(delta), None, None) => Ok(Hypothesis::Dp { epsilon, delta }),
         (None, None, Some(tau), None) => Ok(Hypothesis::Rdp { tau }),
         (None, None, None, Some(tau)) => Ok(Hypothesis::Rkrdp { tau }),
@@ -194,7 +198,22 @@ fn run_test(t: &TestArgs) -> Result<i32> {
         hypothesis: hyp,
         method,
     };
-    let r = audit(xs.view(), ys.view(), &kernel, &spec)?;
+    let mut r = audit(xs.view(), ys.view(), &kernel, &spec)?;
+    // every divergence-valued field in --base (the hypothesis line stays in nats, as computed)
+    let base = t.base.base;
+    for v in [&mut r.divergence, &mut r.threshold, &mut r.tau] {
+        *v = base.scale(*v);
+    }
+    if let Some(c) = r.interval.as_mut() {
+        (c.lower, c.upper) = (base.scale(c.lower), base.scale(c.upper));
+    }
+    if let Some(f) = r.finite_sample.as_mut() {
+        (f.sigma_term, f.rho_term, f.total) = (
+            base.scale(f.sigma_term),
+            base.scale(f.rho_term),
+            base.scale(f.total),
+        );
+    }
     let rule = match &r.interval {
         None => format!(
             "finite-sample: violation iff D̂ > τ + margin = {} (a McDiarmid bound that holds at level β for every n)",
@@ -254,11 +273,18 @@ fn run_test(t: &TestArgs) -> Result<i32> {
                 "interval": ci,
                 "assumptions": r.assumptions,
                 "decision_rule": rule,
+                "base": base.to_string(),
                 "interval_note": interval_note,
             })
         );
     } else {
         println!("null hypothesis : {}", hyp.describe());
+        if base != qrenyi::Base::E {
+            println!(
+                "(the hypothesis above in nats; every value below in {})",
+                base.unit()
+            );
+        }
         println!(
             "statistic       : D̂ = D̃_α(Σ̂_P ‖ Σ̂_Q + λI) = {}   (α = {alpha}, λ = {lambda:e}, n = {}, m = {})",
             super::fmt_value(r.divergence),

@@ -7,7 +7,6 @@
 //! saved violation is confirmed again, 1 when it is not (e.g. the files were edited, or a fix in
 //! qrenyi changed the margin), 2 on bad input.
 
-use super::fmt_param;
 use qrenyi::verify::{self, Config, Report, SampleContext, Statement};
 use qrenyi::{Error, Result};
 use serde_json::json;
@@ -185,29 +184,26 @@ fn output(reports: &[Report], as_json: bool) -> Result<i32> {
     Ok(i32::from(reports.iter().any(Report::is_bug)))
 }
 
+/// A margin: the shortest round-trip decimal (`+inf`/`-inf` for infinities).
 fn margin_str(m: f64) -> String {
-    if m.is_infinite() {
-        fmt_param(m).replace("inf", "+inf").replace("-+inf", "-inf")
-    } else {
-        format!("{m:.3e}")
-    }
+    super::fmt_value(m)
 }
 
 fn print_table(reports: &[Report]) {
     println!(
-        "{:<38} {:<8} {:<23} {:>7} {:>12} {:>9} {:>8}",
+        "{:<38} {:<8} {:<23} {:>7} {:>23} {:>23} {:>8}",
         "statement", "expected", "found", "trials", "worst margin", "± error", "time"
     );
     for r in reports {
         let flag = if r.is_bug() { "  <-- UNEXPECTED" } else { "" };
         println!(
-            "{:<38} {:<8} {:<23} {:>7} {:>12} {:>9} {:>7.2}s{flag}",
+            "{:<38} {:<8} {:<23} {:>7} {:>23} {:>23} {:>7.2}s{flag}",
             r.lemma,
             r.expected.name(),
             r.found(),
             r.trials,
             margin_str(r.worst_margin),
-            format!("{:.1e}", r.worst_error),
+            margin_str(r.worst_error),
             r.seconds
         );
     }
@@ -218,13 +214,13 @@ fn print_table(reports: &[Report]) {
     for r in reports {
         if let Some(c) = &r.counterexample {
             println!(
-                "{}: counterexample at trial {} (seed {}{}), margin {} ± {:.1e}, nalgebra {}{}, drawn from {}{}",
+                "{}: counterexample at trial {} (seed {}{}), margin {} ± {}, nalgebra {}{}, drawn from {}{}",
                 r.lemma,
                 c.trial,
                 c.seed,
                 if c.refined { ", refined" } else { "" },
                 margin_str(c.margin),
-                c.error,
+                margin_str(c.error),
                 margin_str(c.margin_nalgebra),
                 c.margin_high_precision
                     .map(|h| format!(", 256-bit {}", margin_str(h)))

@@ -260,9 +260,63 @@ fn promote<T: Copy>(a: ndarray::ArrayD<T>, f: impl Fn(T) -> Complex64) -> DynC64
     a.mapv(f)
 }
 
+/// Check that the data a `.npy` header announces fits in the file, before the reader allocates
+/// it (ndarray-npy allocates `prod(shape)` elements first, so a forged shape would abort the
+/// process instead of failing). Headers it cannot read are left to the decoder's error.
+fn npy_data_fits(bytes: &[u8]) -> std::result::Result<(), String> {
+    // magic (6) + version (2) + header length (2 bytes in v1, 4 in v2/v3)
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Ok(());
+    }
+    let (hlen, start): (usize, usize) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        _ if bytes.len() >= 12 => (
+            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
+            12,
+        ),
+        _ => return Ok(()),
+    };
+    let Some(header) = bytes.get(start..start.saturating_add(hlen)) else {
+        return Err(format!(
+            "the header announces {hlen} bytes, the file has {}",
+            bytes.len()
+        ));
+    };
+    let header = String::from_utf8_lossy(header);
+    let item = ["c16", "f8", "c8", "f4"]
+        .iter()
+        .zip([16usize, 8, 8, 4])
+        .find(|(d, _)| header.contains(&format!("<{d}'")) || header.contains(&format!(">{d}'")))
+        .map_or(1, |(_, size)| size);
+    let Some(shape) = header
+        .split("'shape':")
+        .nth(1)
+        .and_then(|s| s.split(')').next())
+        .map(|s| s.trim().trim_start_matches('('))
+    else {
+        return Ok(());
+    };
+    let mut elements: u128 = 1;
+    for dim in shape.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let Ok(n) = dim.parse::<u128>() else {
+            return Ok(());
+        };
+        elements = elements.saturating_mul(n);
+    }
+    let need = elements.saturating_mul(item as u128);
+    let have = (bytes.len() - (start + hlen)) as u128;
+    if need > have {
+        return Err(format!(
+            "the header announces shape ({shape}): {need} bytes of data, the file holds {have}"
+        ));
+    }
+    Ok(())
+}
+
 /// Decode `.npy` bytes of any supported dtype; `(array, single precision)`.
 fn npy_any(bytes: &[u8]) -> std::result::Result<(DynC64, bool), String> {
     use ndarray_npy::ReadNpyExt;
+    npy_data_fits(bytes)?;
     use num_complex::Complex32;
     let cur = || std::io::Cursor::new(bytes);
     let first = match DynC64::read_npy(cur()) {

@@ -385,3 +385,25 @@ fn plot_format_from_extension() {
     let (code, _, _) = divergence("umegaki", &rho, &sigma, &["--plot", svg.to_str().unwrap()]);
     assert_eq!(code, 2);
 }
+
+/// A `.npy` whose header announces far more data than the file holds is an error naming the
+/// sizes (checked before anything is allocated), not an abort.
+#[test]
+fn npy_header_larger_than_file_is_an_error() {
+    let (_, sigma, _) = states();
+    let header = "{'descr': '<f8', 'fortran_order': False, 'shape': (100000000, 100000, 100000), }";
+    let mut h = header.to_string();
+    while !(10 + h.len() + 1).is_multiple_of(64) {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(h.as_bytes());
+    bytes.extend_from_slice(&[0u8; 64]);
+    let p = temp_path("forged.npy");
+    std::fs::write(&p, bytes).unwrap();
+    let (code, _, err) = divergence("umegaki", p.to_str().unwrap(), &sigma, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("the file holds 64"), "{err}");
+}

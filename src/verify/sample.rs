@@ -338,7 +338,7 @@ pub fn channel<R: Rng + ?Sized>(d_in: usize, max_dim: usize, rng: &mut R) -> (It
             }
         }
         _ => {
-            let factor = (2..d_in).find(|f| d_in % f == 0);
+            let factor = (2..d_in).find(|f| d_in.is_multiple_of(*f));
             match factor {
                 Some(a) => {
                     let b = d_in / a;

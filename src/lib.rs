@@ -25,6 +25,8 @@ pub mod error;
 pub mod io;
 pub mod kernel;
 pub mod privacy;
+#[cfg(feature = "smooth")]
+pub mod smooth;
 pub mod spectral;
 pub mod state;
 pub mod verify;

@@ -98,3 +98,4 @@ fn smooth_renyi_smoke() {
     }
     let _ = Channel::depolarizing(2, 0.1);
 }
+

@@ -389,9 +389,9 @@ impl Program {
         let p = CscMatrix::<f64>::zeros((self.n, self.n));
         let settings = DefaultSettingsBuilder::default()
             .verbose(false)
-            .tol_gap_abs(1e-11)
-            .tol_gap_rel(1e-11)
-            .tol_feas(1e-11)
+            .tol_gap_abs(1e-10)
+            .tol_gap_rel(1e-10)
+            .tol_feas(1e-10)
             .max_iter(200)
             .build()
             .map_err(|e| solver_error(what, &format!("{e:?}")))?;

@@ -20,6 +20,9 @@ use crate::divergence::{Family, Pair};
 use crate::state::DensityMatrix;
 use crate::{Error, Result};
 
+/// Relative shrink of the ball the solver sees (see [`max_divergence`]).
+const SHRINK: f64 = 1e-8;
+
 /// `D_max^ε(ρ‖σ)` over `ball`, ε ∈ (0, 1), as a certified bracket (natural log).
 ///
 /// The certified upper end evaluates `D_max(ρ̃‖σ)` at a repaired primal point with the core's
@@ -36,20 +39,45 @@ pub fn max_divergence(
 ) -> Result<Bracket> {
     check_epsilon("epsilon", eps, false)?;
     check_pair(rho, sigma)?;
-    let d = rho.dim();
-    let (r, s) = (rho.matrix(), sigma.matrix());
-    let real = is_real(r) && is_real(s);
-    let id = Array2::<Complex64>::eye(d);
     let what = match ball {
         Ball::Purified => "smooth max-divergence (purified ball)",
         Ball::Trace => "smooth max-divergence (trace ball)",
     };
+    // Scale σ by t₀ = exp D_max(ρ‖σ) (≥ the optimum) so that the solver's t' = t/t₀ is O(1); when
+    // that solve does not certify, solve unscaled too and intersect the two certified brackets.
+    let t0 = match Pair::new(rho, sigma)?.max_relative_entropy()? {
+        x if x.is_finite() => x.exp(),
+        _ => 1.0,
+    };
+    let (mut lower, mut upper, value) = solve_once(rho, sigma, eps, ball, t0)?;
+    if Bracket::certified(what, lower, upper, value).is_err() && t0 != 1.0 {
+        if let Ok((l, u, _)) = solve_once(rho, sigma, eps, ball, 1.0) {
+            lower = lower.max(l);
+            upper = upper.min(u);
+        }
+    }
+    Bracket::certified(what, lower, upper, value)
+}
 
+/// One solve with σ scaled by `t0`: `(lower, upper, value)`, the bounds certified.
+fn solve_once(
+    rho: &DensityMatrix,
+    sigma: &DensityMatrix,
+    eps: f64,
+    ball: Ball,
+    t0: f64,
+) -> Result<(f64, f64, f64)> {
+    let d = rho.dim();
+    let (r, s) = (rho.matrix(), sigma.matrix());
+    let real = is_real(r) && is_real(s);
+    let id = Array2::<Complex64>::eye(d);
+    let what = "smooth max-divergence";
+    let eps_in = eps * (1.0 - SHRINK);
     let mut prog = Program::new(real);
     let t = prog.scalar();
     let rt = prog.herm(d);
     prog.objective(&[(t, 1.0)]);
-    let cone_y = prog.psd(HermExpr::new(d).scalar(t, s, 1.0).herm(rt, -1.0, 0));
+    let cone_y = prog.psd(HermExpr::new(d).scalar(t, s, t0).herm(rt, -1.0, 0));
     let tr_rt: Vec<(usize, f64)> = rt.trace_with(&id, -1.0);
     let (lin, cone_v);
     match ball {
@@ -61,7 +89,7 @@ pub fn max_divergence(
                     .offdiag(x, 1.0, d)
                     .constant(r, 1.0, d),
             );
-            let f = (1.0 - eps * eps).sqrt();
+            let f = (1.0 - eps_in * eps_in).sqrt();
             lin = prog.linear(vec![(-f, x.re_trace(1.0)), (1.0, tr_rt)], false);
             cone_v = None;
         }
@@ -77,11 +105,11 @@ pub fn max_divergence(
                         .herm(rt, 1.0, 0),
                 ),
             );
-            lin = prog.linear(vec![(eps, p.trace_with(&id, -1.0)), (1.0, tr_rt)], false);
+            lin = prog.linear(vec![(eps_in, p.trace_with(&id, -1.0)), (1.0, tr_rt)], false);
         }
     }
     let sol = prog.solve(what)?;
-    let value = sol.x[t].max(f64::MIN_POSITIVE).ln();
+    let value = (sol.x[t] * t0).max(f64::MIN_POSITIVE).ln();
 
     // ---- upper: repaired primal point, evaluated by the core
     let upper = repaired_primal(rho, sigma, &rt.value(&sol.x), eps, ball)?;
@@ -125,12 +153,15 @@ pub fn max_divergence(
         }
         _ => unreachable!("trace ball always has a V cone"),
     };
-    let lower = if num > 0.0 {
+    let mut lower = if num > 0.0 {
         down(num.ln() - c_up.ln())
     } else {
         f64::NEG_INFINITY
     };
-    Bracket::certified(what, lower, upper, value)
+    if ball == Ball::Trace {
+        lower = lower.max(hockey_stick_lower(rho, sigma, eps, value)?);
+    }
+    Ok((lower, upper, value))
 }
 
 /// Repair the solver's `ρ̃` to exact feasibility and evaluate `ln t = D_max(ρ̃‖σ)` with the core;
@@ -205,4 +236,32 @@ fn ball_distance(rho: &DensityMatrix, c: f64, rh: &DensityMatrix, ball: Ball) ->
             Ok(up((1.0 - fbar * fbar).max(0.0).sqrt()))
         }
     }
+}
+
+/// Trace ball: `D_max^ε ≥ ln t` whenever `E_t(ρ‖σ) > ε`. (Dropping `Tr ρ̃ ≤ 1` only lowers the
+/// value, and without it `min_{0 ⪯ ρ̃ ⪯ tσ} Tr(ρ − ρ̃)_+ = E_t(ρ‖σ)` by Sion's minimax theorem —
+/// docs/smooth.md.) Bisection for the largest such `t` in `[e^{v}(1 − 10⁻³), e^{v}]`, `v` the
+/// solver's value; `−∞` when even the left end fails (the trace constraint binds).
+fn hockey_stick_lower(rho: &DensityMatrix, sigma: &DensityMatrix, eps: f64, v: f64) -> Result<f64> {
+    let pair = Pair::new(rho, sigma)?;
+    let d = rho.dim();
+    let above = |t: f64| -> Result<bool> {
+        Ok(down(pair.hockey_stick(t)? - slack(d, t.max(1.0))) > eps)
+    };
+    let (mut lo, mut hi) = (v.exp() * (1.0 - 1e-3), v.exp() * (1.0 + 1e-9));
+    if !above(lo)? {
+        return Ok(f64::NEG_INFINITY);
+    }
+    if above(hi)? {
+        return Ok(down(hi.ln()));
+    }
+    for _ in 0..50 {
+        let mid = 0.5 * (lo + hi);
+        if above(mid)? {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(down(lo.ln()))
 }

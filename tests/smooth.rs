@@ -75,7 +75,10 @@ fn dmax_purified_smoke() {
         let sigma = DensityMatrix::random_bures(d, &mut rng).unwrap();
         for ball in [Ball::Purified, Ball::Trace] {
             let b = smooth::max_divergence(&rho, &sigma, 0.1, ball).unwrap();
-            let dmax = Pair::new(&rho, &sigma).unwrap().max_relative_entropy().unwrap();
+            let dmax = Pair::new(&rho, &sigma)
+                .unwrap()
+                .max_relative_entropy()
+                .unwrap();
             println!("d={d} {ball:?} {b:?} width={:.2e} dmax={dmax}", b.width());
             assert!(b.upper <= dmax + 1e-9);
         }
@@ -98,4 +101,3 @@ fn smooth_renyi_smoke() {
     }
     let _ = Channel::depolarizing(2, 0.1);
 }
-

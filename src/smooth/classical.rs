@@ -46,10 +46,7 @@ pub fn smooth_renyi(p: &[f64], q: &[f64], alpha: f64, delta: f64) -> Result<Brac
     let ss: Vec<usize> = (0..n).map(|_| prog.scalar()).collect();
     let uu: Vec<usize> = (0..n).map(|_| prog.scalar()).collect();
     prog.objective(&ss.iter().map(|&k| (k, 1.0)).collect::<Vec<_>>());
-    let eq = prog.linear(
-        vec![(-1.0, pp.iter().map(|&k| (k, 1.0)).collect())],
-        true,
-    );
+    let eq = prog.linear(vec![(-1.0, pp.iter().map(|&k| (k, 1.0)).collect())], true);
     let mut rows = Vec::with_capacity(3 * n + 1);
     for x in 0..n {
         rows.push((0.0, vec![(pp[x], 1.0)]));
@@ -86,10 +83,13 @@ pub fn smooth_renyi(p: &[f64], q: &[f64], alpha: f64, delta: f64) -> Result<Brac
         });
     }
     pr.iter_mut().for_each(|v| *v /= total);
-    let dist = up(0.5 * pr.iter().zip(p).map(|(a, b)| (a - b).abs()).sum::<f64>() + 4.0 * n as f64 * U);
+    let dist =
+        up(0.5 * pr.iter().zip(p).map(|(a, b)| (a - b).abs()).sum::<f64>() + 4.0 * n as f64 * U);
     if dist > delta {
         let s = up(1.0 - delta / dist + 1e-12).min(1.0);
-        pr.iter_mut().zip(p).for_each(|(a, b)| *a = (1.0 - s) * *a + s * b);
+        pr.iter_mut()
+            .zip(p)
+            .for_each(|(a, b)| *a = (1.0 - s) * *a + s * b);
     }
     let upper = up(renyi(&pr, q, alpha)? * (1.0 + 64.0 * n as f64 * U) + 64.0 * n as f64 * U);
 
@@ -123,7 +123,8 @@ fn dual_value(p: &[f64], q: &[f64], alpha: f64, delta: f64, lam: f64, kappa: f64
         let m = if qx == 0.0 {
             kappa * px
         } else {
-            let h = |y: f64| y.powf(alpha) * qx.powf(1.0 - alpha) - lam * y + kappa * (y - px).abs();
+            let h =
+                |y: f64| y.powf(alpha) * qx.powf(1.0 - alpha) - lam * y + kappa * (y - px).abs();
             // stationary point of y^α q^{1−α} − c·y: y = q (c/α)^{1/(α−1)} for c > 0
             let stat = |c: f64| {
                 if c > 0.0 {

@@ -310,7 +310,13 @@ impl Program {
         let len = dim * (dim + 1) / 2;
         self.b.resize(base + len, 0.0);
         self.rows.resize(base + len, Vec::new());
-        let scale = |r: usize, c: usize| if r == c { 1.0 } else { std::f64::consts::SQRT_2 };
+        let scale = |r: usize, c: usize| {
+            if r == c {
+                1.0
+            } else {
+                std::f64::consts::SQRT_2
+            }
+        };
         for &(r, c, z) in &h.constant {
             for (rr, cc, v) in embed(h.m, self.real, r, c, z) {
                 self.b[base + svec_index(rr, cc)] += v * scale(rr, cc);
@@ -349,10 +355,7 @@ impl Program {
             return s.mapv(|v| Complex64::new(v, 0.0));
         }
         Array2::from_shape_fn((m, m), |(i, j)| {
-            Complex64::new(
-                s[[i, j]] + s[[m + i, m + j]],
-                s[[j, m + i]] - s[[i, m + j]],
-            )
+            Complex64::new(s[[i, j]] + s[[m + i, m + j]], s[[j, m + i]] - s[[i, m + j]])
         })
     }
 

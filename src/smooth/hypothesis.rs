@@ -8,7 +8,9 @@
 use num_complex::Complex64;
 
 use super::conic::{HermExpr, Program};
-use super::{check_epsilon, check_pair, down, eigh, is_real, recompose, slack, trace_product, up, Bracket};
+use super::{
+    check_epsilon, check_pair, down, eigh, is_real, recompose, slack, trace_product, up, Bracket,
+};
 use crate::divergence::Pair;
 use crate::state::DensityMatrix;
 use crate::Result;
@@ -73,7 +75,12 @@ pub fn hypothesis_testing(rho: &DensityMatrix, sigma: &DensityMatrix, eps: f64) 
     } else {
         f64::INFINITY
     };
-    Bracket::certified("hypothesis-testing divergence", lower, upper, -beta_mid.ln())
+    Bracket::certified(
+        "hypothesis-testing divergence",
+        lower,
+        upper,
+        -beta_mid.ln(),
+    )
 }
 
 /// Maximise the concave `g` near `mu0` by golden-section search on `[0.8μ₀, 1.25μ₀]` (the dual

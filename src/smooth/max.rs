@@ -229,7 +229,9 @@ fn repaired_primal(
 fn ball_distance(rho: &DensityMatrix, c: f64, rh: &DensityMatrix, ball: Ball) -> Result<f64> {
     let d = rho.dim();
     match ball {
-        Ball::Trace => Ok(up(Pair::new(rho, rh)?.hockey_stick(c)? + slack(d, c.max(1.0)))),
+        Ball::Trace => Ok(up(
+            Pair::new(rho, rh)?.hockey_stick(c)? + slack(d, c.max(1.0))
+        )),
         Ball::Purified => {
             let half = Pair::new(rh, rho)?.renyi(Family::Sandwiched, 0.5)?;
             let fbar = down(c.sqrt() * (-0.5 * half).exp() - slack(d, 64.0)).max(0.0);
@@ -245,9 +247,8 @@ fn ball_distance(rho: &DensityMatrix, c: f64, rh: &DensityMatrix, ball: Ball) ->
 fn hockey_stick_lower(rho: &DensityMatrix, sigma: &DensityMatrix, eps: f64, v: f64) -> Result<f64> {
     let pair = Pair::new(rho, sigma)?;
     let d = rho.dim();
-    let above = |t: f64| -> Result<bool> {
-        Ok(down(pair.hockey_stick(t)? - slack(d, t.max(1.0))) > eps)
-    };
+    let above =
+        |t: f64| -> Result<bool> { Ok(down(pair.hockey_stick(t)? - slack(d, t.max(1.0))) > eps) };
     let (mut lo, mut hi) = (v.exp() * (1.0 - 1e-3), v.exp() * (1.0 + 1e-9));
     if !above(lo)? {
         return Ok(f64::NEG_INFINITY);

@@ -78,9 +78,7 @@ impl Bracket {
             reason: if width < 0.0 {
                 format!("lower {lower} exceeds upper {upper}")
             } else {
-                format!(
-                    "target {TARGET_WIDTH:.0e}·max(1, |value|) with value {value:.6e}"
-                )
+                format!("target {TARGET_WIDTH:.0e}·max(1, |value|) with value {value:.6e}")
             },
         })
     }

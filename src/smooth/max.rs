@@ -42,6 +42,7 @@ pub fn max_divergence(
     let what = match ball {
         Ball::Purified => "smooth max-divergence (purified ball)",
         Ball::Trace => "smooth max-divergence (trace ball)",
+        Ball::TraceUnbounded => "smooth max-divergence (trace ball, unbounded trace)",
     };
     // Scale σ by t₀ = exp D_max(ρ‖σ) (≥ the optimum) so that the solver's t' = t/t₀ is O(1); when
     // that solve does not certify, solve unscaled too and intersect the two certified brackets.
@@ -79,6 +80,15 @@ fn solve_once(
     prog.objective(&[(t, 1.0)]);
     let cone_y = prog.psd(HermExpr::new(d).scalar(t, s, t0).herm(rt, -1.0, 0));
     let tr_rt: Vec<(usize, f64)> = rt.trace_with(&id, -1.0);
+    // `1 − Tr ρ̃ ≥ 0` (absent for the unbounded ball, where ν = 0)
+    let bounded = ball != Ball::TraceUnbounded;
+    let trace_row = |first: (f64, Vec<(usize, f64)>)| {
+        if bounded {
+            vec![first, (1.0, tr_rt.clone())]
+        } else {
+            vec![first]
+        }
+    };
     let (lin, cone_v);
     match ball {
         Ball::Purified => {
@@ -90,10 +100,10 @@ fn solve_once(
                     .constant(r, 1.0, d),
             );
             let f = (1.0 - eps_in * eps_in).sqrt();
-            lin = prog.linear(vec![(-f, x.re_trace(1.0)), (1.0, tr_rt)], false);
+            lin = prog.linear(trace_row((-f, x.re_trace(1.0))), false);
             cone_v = None;
         }
-        Ball::Trace => {
+        Ball::Trace | Ball::TraceUnbounded => {
             let p = prog.herm(d);
             prog.psd(HermExpr::new(d).herm(rt, 1.0, 0));
             prog.psd(HermExpr::new(d).herm(p, 1.0, 0));
@@ -105,7 +115,7 @@ fn solve_once(
                         .herm(rt, 1.0, 0),
                 ),
             );
-            lin = prog.linear(vec![(eps_in, p.trace_with(&id, -1.0)), (1.0, tr_rt)], false);
+            lin = prog.linear(trace_row((eps_in, p.trace_with(&id, -1.0))), false);
         }
     }
     let sol = prog.solve(what)?;
@@ -120,7 +130,7 @@ fn solve_once(
     let y = recompose(&yv, &yc);
     let ymax = yc.iter().copied().fold(0.0, f64::max);
     let c_up = up(trace_product(&y, s) + slack(d, ymax));
-    let nu0 = sol.z[lin][1].max(0.0);
+    let nu0 = if bounded { sol.z[lin][1].max(0.0) } else { 0.0 };
     let num = match (ball, cone_v) {
         (Ball::Purified, _) => {
             let f = (1.0 - eps * eps).sqrt();
@@ -138,7 +148,7 @@ fn solve_once(
             let a_up = up(a * (1.0 + slack(d, 1.0)) + slack(d, 1.0 / nu));
             down(f * f / a_up) - up(nu)
         }
-        (Ball::Trace, Some(cv)) => {
+        (Ball::Trace | Ball::TraceUnbounded, Some(cv)) => {
             let (vl, vv) = eigh(&prog.psd_dual(&sol, cv, d))?;
             let vc: Vec<f64> = vl.iter().map(|&x| x.max(0.0)).collect();
             let v = recompose(&vv, &vc);
@@ -158,7 +168,7 @@ fn solve_once(
     } else {
         f64::NEG_INFINITY
     };
-    if ball == Ball::Trace {
+    if ball != Ball::Purified {
         lower = lower.max(hockey_stick_lower(rho, sigma, eps, value)?);
     }
     Ok((lower, upper, value))
@@ -183,7 +193,7 @@ fn repaired_primal(
         .collect();
     let mut rt = recompose(&v, &clip);
     let tr: f64 = clip.iter().sum();
-    if tr > 1.0 {
+    if tr > 1.0 && ball != Ball::TraceUnbounded {
         rt.mapv_inplace(|z| z / up(tr));
     }
     // distance to ρ, bounded above; mix towards ρ when outside the ball
@@ -192,7 +202,7 @@ fn repaired_primal(
     if dist > eps {
         // Trace: Tr(ρ − ρ₂)_+ = (1 − s)·dist. Purified: F is concave, F(ρ₂, ρ) ≥ (1 − s)F + s.
         let s = match ball {
-            Ball::Trace => 1.0 - eps / dist,
+            Ball::Trace | Ball::TraceUnbounded => 1.0 - eps / dist,
             Ball::Purified => {
                 let f = (1.0 - eps * eps).sqrt();
                 let fl = (1.0 - dist * dist).max(0.0).sqrt();
@@ -229,7 +239,7 @@ fn repaired_primal(
 fn ball_distance(rho: &DensityMatrix, c: f64, rh: &DensityMatrix, ball: Ball) -> Result<f64> {
     let d = rho.dim();
     match ball {
-        Ball::Trace => Ok(up(
+        Ball::Trace | Ball::TraceUnbounded => Ok(up(
             Pair::new(rho, rh)?.hockey_stick(c)? + slack(d, c.max(1.0))
         )),
         Ball::Purified => {

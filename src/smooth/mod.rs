@@ -89,8 +89,12 @@ impl Bracket {
 pub enum Ball {
     /// Purified distance `P(ρ̃, ρ) = √(1 − F̄²) ≤ ε` (generalised fidelity; Tomamichel's convention).
     Purified,
-    /// Generalised trace distance `Tr(ρ − ρ̃)_+ ≤ ε` (the ball that meets (ε,δ)-DP).
+    /// Generalised trace distance `Tr(ρ − ρ̃)_+ ≤ ε`, subnormalised `ρ̃` (`Tr ρ̃ ≤ 1`).
     Trace,
+    /// `Tr(ρ − ρ̃)_+ ≤ ε` with `ρ̃ ⪰ 0` of any trace: the variant for which
+    /// `D_max^δ(ρ‖σ) ≤ ε ⟺ E_{e^ε}(ρ‖σ) ≤ δ` holds exactly (docs/smooth.md; with `Tr ρ̃ ≤ 1` only
+    /// `⇒` holds quantumly — the engine's `dp-trace-ball-exact` counterexample).
+    TraceUnbounded,
 }
 
 impl Ball {
@@ -99,6 +103,7 @@ impl Ball {
         match self {
             Ball::Purified => "purified",
             Ball::Trace => "trace",
+            Ball::TraceUnbounded => "trace-unbounded",
         }
     }
 }
@@ -109,9 +114,10 @@ impl std::str::FromStr for Ball {
         match s {
             "purified" => Ok(Ball::Purified),
             "trace" => Ok(Ball::Trace),
+            "trace-unbounded" => Ok(Ball::TraceUnbounded),
             _ => Err(Error::Parse {
                 what: "ball".into(),
-                reason: format!("unknown ball {s:?} (expected purified or trace)"),
+                reason: format!("unknown ball {s:?} (expected purified, trace or trace-unbounded)"),
             }),
         }
     }

@@ -400,7 +400,8 @@ impl Program {
             .map_err(|e| solver_error(what, &format!("{e:?}")))?;
         let mut solver = DefaultSolver::new(&p, &self.c, &a, &self.b, &self.cones, settings)
             .map_err(|e| solver_error(what, &e.to_string()))?;
-        solver.solve();
+        // Clarabel's dense work is on matrices of size ≤ 4d: one BLAS thread (docs/ARCHITECTURE.md).
+        crate::spectral::with_single_blas_thread(|| solver.solve());
         let sol = &solver.solution;
         match sol.status {
             SolverStatus::Solved

@@ -28,6 +28,15 @@ pub fn hypothesis_testing(rho: &DensityMatrix, sigma: &DensityMatrix, eps: f64) 
     check_pair(rho, sigma)?;
     let d = rho.dim();
     let (r, s) = (rho.matrix(), sigma.matrix());
+    if eps == 0.0 {
+        // Tr Qρ ≥ 1 with Q ⪯ I forces Q ⪰ Π_ρ, so β = Tr Π_ρ σ (closed form; the SDP's dual is
+        // not attained when ρ is rank-deficient).
+        let beta = trace_product(&rho.eigen()?.support_projector(), s);
+        let (lo, hi) = (down(beta - slack(d, 1.0)), up(beta + slack(d, 1.0)));
+        let lower = if hi > 0.0 { down(-hi.ln()) } else { f64::INFINITY };
+        let upper = if lo > 0.0 { up(-lo.ln()) } else { f64::INFINITY };
+        return Bracket::certified("hypothesis-testing divergence", lower, upper, -beta.ln());
+    }
     let real = is_real(r) && is_real(s);
     let id = ndarray::Array2::<Complex64>::eye(d);
 

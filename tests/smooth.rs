@@ -33,7 +33,11 @@ fn neyman_pearson(p: &[f64], q: &[f64], eps: f64) -> f64 {
 /// `(1 − w)ρ + w I/d`.
 fn mixed(rho: DensityMatrix, w: f64) -> DensityMatrix {
     let d = rho.dim();
-    DensityMatrix::mixture(&[1.0 - w, w], &[rho, DensityMatrix::maximally_mixed(d).unwrap()]).unwrap()
+    DensityMatrix::mixture(
+        &[1.0 - w, w],
+        &[rho, DensityMatrix::maximally_mixed(d).unwrap()],
+    )
+    .unwrap()
 }
 
 fn contains(b: &Bracket, x: f64, tol: f64) -> bool {
@@ -127,7 +131,10 @@ fn hypothesis_testing_pure_states_closed_form() {
         let b = smooth::hypothesis_testing(&psi, &phi, eps).unwrap();
         let a = (1.0 - eps).sqrt().acos();
         let exact = -(theta + a).cos().powi(2).ln();
-        assert!(contains(&b, exact, 1e-9), "θ={theta} ε={eps}: {b:?} vs {exact}");
+        assert!(
+            contains(&b, exact, 1e-9),
+            "θ={theta} ε={eps}: {b:?} vs {exact}"
+        );
     }
 }
 
@@ -137,7 +144,10 @@ fn epsilon_to_zero_limits() {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     for d in [2usize, 3, 4] {
         let psi = DensityMatrix::random_pure(d, &mut rng).unwrap();
-        let sigma = mixed(DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap(), 0.05);
+        let sigma = mixed(
+            DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap(),
+            0.05,
+        );
         let b = smooth::hypothesis_testing(&psi, &sigma, 0.0).unwrap();
         let proj_sigma: f64 = (0..d)
             .flat_map(|i| (0..d).map(move |j| (i, j)))
@@ -146,14 +156,23 @@ fn epsilon_to_zero_limits() {
         assert!(contains(&b, -proj_sigma.ln(), 1e-9), "{b:?}");
 
         let rho = DensityMatrix::random_bures(d, &mut rng).unwrap();
-        let dmax = Pair::new(&rho, &sigma).unwrap().max_relative_entropy().unwrap();
+        let dmax = Pair::new(&rho, &sigma)
+            .unwrap()
+            .max_relative_entropy()
+            .unwrap();
         let mut prev = f64::NEG_INFINITY;
         for eps in [0.1, 0.01, 1e-3] {
             let b = smooth::max_divergence(&rho, &sigma, eps, Ball::Purified).unwrap();
-            assert!(b.upper <= dmax + 1e-9 && b.upper >= prev - 1e-6, "{eps}: {b:?}");
+            assert!(
+                b.upper <= dmax + 1e-9 && b.upper >= prev - 1e-6,
+                "{eps}: {b:?}"
+            );
             prev = b.lower;
         }
-        assert!(dmax - prev < 0.05 * dmax.abs().max(1.0), "D_max^1e-3 = {prev} vs D_max = {dmax}");
+        assert!(
+            dmax - prev < 0.05 * dmax.abs().max(1.0),
+            "D_max^1e-3 = {prev} vs D_max = {dmax}"
+        );
     }
 }
 
@@ -187,7 +206,10 @@ fn data_processing_random_channels() {
     for _ in 0..4 {
         let d = 3;
         let rho = mixed(DensityMatrix::random_bures(d, &mut rng).unwrap(), 0.05);
-        let sigma = mixed(DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap(), 0.05);
+        let sigma = mixed(
+            DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap(),
+            0.05,
+        );
         let ch = Channel::random(d, 2, 3, &mut rng).unwrap();
         let (fr, fs) = (rho.apply(&ch).unwrap(), sigma.apply(&ch).unwrap());
         let eps = 0.1;
@@ -211,8 +233,14 @@ fn data_processing_random_channels() {
 fn width_target() {
     let mut rng = ChaCha8Rng::seed_from_u64(9);
     for d in [2usize, 4, 8] {
-        let rho = mixed(DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap(), 0.05);
-        let sigma = mixed(DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap(), 0.05);
+        let rho = mixed(
+            DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap(),
+            0.05,
+        );
+        let sigma = mixed(
+            DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap(),
+            0.05,
+        );
         for b in [
             smooth::hypothesis_testing(&rho, &sigma, 0.05).unwrap(),
             smooth::max_divergence(&rho, &sigma, 0.1, Ball::Purified).unwrap(),

@@ -97,10 +97,12 @@ def timed(f, *a):
     return time.perf_counter() - t, v, st
 
 
-def bench(qrenyi, dims, reps):
+def bench(qrenyi, dims, reps, only):
     tmp = tempfile.mkdtemp()
     for d in dims:
         for k, (kind, ball, eps) in enumerate(CASES[1:]):
+            if only and only not in kind + (f"/{ball}" if ball else ""):
+                continue
             rng = np.random.default_rng(7 * d + k)
             rho, sigma = random_state(d, rng), random_state(d, rng)
             paths = []
@@ -143,11 +145,12 @@ def main():
     b.add_argument("--qrenyi", default="target/release/qrenyi")
     b.add_argument("--dims", default="2,4,8,16,32")
     b.add_argument("--reps", type=int, default=3)
+    b.add_argument("--only", default="", help="substring of the quantity name, e.g. hypothesis")
     a = ap.parse_args()
     if a.cmd == "fixture":
         fixture(a.out)
     else:
-        bench(a.qrenyi, [int(x) for x in a.dims.split(",")], a.reps)
+        bench(a.qrenyi, [int(x) for x in a.dims.split(",")], a.reps, a.only)
 
 
 if __name__ == "__main__":

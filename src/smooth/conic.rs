@@ -216,6 +216,12 @@ pub(crate) struct Program {
     real: bool,
 }
 
+/// Constraint rows from which Clarabel's supernodal `faer` LDL replaces QDLDL: the real embedding
+/// of the purified-ball block (`4d × 4d`) makes a dense `~8d⁴`-entry KKT block that QDLDL factors
+/// in minutes at d = 16 (faer: seconds); below this QDLDL is as fast and more accurate (measured,
+/// docs/PERFORMANCE.md "Smooth divergences").
+const FAER_FROM: usize = 2000;
+
 /// Solver output: primal `x` and the dual block of every cone, in the order added.
 pub(crate) struct Solved {
     pub x: Vec<f64>,
@@ -396,6 +402,7 @@ impl Program {
             .tol_gap_rel(1e-10)
             .tol_feas(1e-10)
             .max_iter(200)
+            .direct_solve_method(if m > FAER_FROM { "faer" } else { "qdldl" }.to_string())
             .build()
             .map_err(|e| solver_error(what, &format!("{e:?}")))?;
         let mut solver = DefaultSolver::new(&p, &self.c, &a, &self.b, &self.cones, settings)

@@ -33,8 +33,16 @@ pub fn hypothesis_testing(rho: &DensityMatrix, sigma: &DensityMatrix, eps: f64) 
         // not attained when ρ is rank-deficient).
         let beta = trace_product(&rho.eigen()?.support_projector(), s);
         let (lo, hi) = (down(beta - slack(d, 1.0)), up(beta + slack(d, 1.0)));
-        let lower = if hi > 0.0 { down(-hi.ln()) } else { f64::INFINITY };
-        let upper = if lo > 0.0 { up(-lo.ln()) } else { f64::INFINITY };
+        let lower = if hi > 0.0 {
+            down(-hi.ln())
+        } else {
+            f64::INFINITY
+        };
+        let upper = if lo > 0.0 {
+            up(-lo.ln())
+        } else {
+            f64::INFINITY
+        };
         return Bracket::certified("hypothesis-testing divergence", lower, upper, -beta.ln());
     }
     let real = is_real(r) && is_real(s);

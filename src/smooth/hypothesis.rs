@@ -68,7 +68,7 @@ pub fn hypothesis_testing(rho: &DensityMatrix, sigma: &DensityMatrix, eps: f64) 
         let t = up(t).min(1.0);
         test = test.mapv(|z| z * (1.0 - t)) + &id.mapv(|z| z * t);
     }
-    let beta_up = up(trace_product(&test, s) + slack(d, 1.0));
+    let beta_solver = up(trace_product(&test, s) + slack(d, 1.0));
 
     // Lower bound on β from the best μ near the solver's multiplier.
     let pair = Pair::new(rho, sigma)?;
@@ -81,6 +81,7 @@ pub fn hypothesis_testing(rho: &DensityMatrix, sigma: &DensityMatrix, eps: f64) 
     };
     let mu = polish(mu0, &g)?;
     let beta_low = g(mu)?.max(0.0);
+    let beta_up = beta_solver.min(neyman_pearson_test(rho, sigma, eps, mu)?);
     let beta_mid = trace_product(&q.value(&sol.x), s);
     let lower = if beta_up > 0.0 {
         down(-beta_up.ln())
@@ -137,4 +138,37 @@ fn polish(mu0: f64, g: &dyn Fn(f64) -> Result<f64>) -> Result<f64> {
         }
     }
     Ok(best)
+}
+
+/// Upper bound on β from the quantum Neyman–Pearson test of `μρ − σ`: with eigenvectors `v_k` in
+/// decreasing eigenvalue order, `Q = Σ_{k<m} v_k v_k† + θ v_m v_m†`, the smallest `m` and `θ ∈ [0, 1]`
+/// (rounded up) with `Tr Qρ ≥ 1 − ε`. Always feasible (`0 ⪯ Q ⪯ I`); optimal when the eigenvalue
+/// `0` of `μρ − σ` is simple and μ is the dual optimum. `+∞` when rounding leaves it infeasible.
+fn neyman_pearson_test(rho: &DensityMatrix, sigma: &DensityMatrix, eps: f64, mu: f64) -> Result<f64> {
+    let d = rho.dim();
+    let (r, s) = (rho.matrix(), sigma.matrix());
+    let m = r.mapv(|z| z * mu) - s;
+    let (_, v) = eigh(&m)?;
+    let quad = |a: &ndarray::Array2<Complex64>, k: usize| -> f64 {
+        let col = v.column(k);
+        let mut acc = Complex64::new(0.0, 0.0);
+        for i in 0..d {
+            for j in 0..d {
+                acc += col[i].conj() * a[[i, j]] * col[j];
+            }
+        }
+        acc.re
+    };
+    let need = 1.0 - eps + slack(d, 1.0);
+    let (mut got, mut beta) = (0.0, 0.0);
+    for k in (0..d).rev() {
+        let (pr, ps) = (quad(r, k).max(0.0), quad(s, k).max(0.0));
+        if got + pr >= need {
+            let theta = up((need - got) / pr).min(1.0);
+            return Ok(up(beta + theta * ps + slack(d, 1.0)));
+        }
+        got += pr;
+        beta += ps;
+    }
+    Ok(f64::INFINITY)
 }

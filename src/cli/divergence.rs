@@ -69,8 +69,9 @@ pub struct Args {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Eigensolver backend: auto (nalgebra at small d, LAPACK and faer above), lapack,
-    /// lapack-mrrr, nalgebra or faer.
+    /// Eigensolver backend: auto (nalgebra at small d, LAPACK and faer above, the GPU from d = 128
+    /// when built with `cuda` and one is present), lapack, lapack-mrrr, nalgebra, faer or cuda
+    /// (NVIDIA GPU; needs the `cuda` build feature).
     #[arg(long, default_value = "auto")]
     pub backend: String,
     /// Base validation tolerance (scaled by √d and the matrix size, see docs/conventions.md).
@@ -85,13 +86,7 @@ pub fn load_state(path: &std::path::Path, backend: &str, tolerance: f64) -> Resu
     } else {
         backend.parse()?
     };
-    if !(tolerance > 0.0 && tolerance.is_finite()) {
-        return Err(qrenyi::Error::invalid(
-            "tolerance",
-            tolerance,
-            "must be positive and finite",
-        ));
-    }
+    Tolerance { base: tolerance }.check()?;
     let m = qrenyi::io::read_matrix(path)?;
     DensityMatrix::with_options(m, Tolerance { base: tolerance }, backend).map_err(|e| {
         qrenyi::Error::Parse {

@@ -18,6 +18,7 @@
 //!   `A_α = D^{γ/2} ρ'_ss D^{γ/2}` with `γ = (1−α)/α`, `D = diag(μ_s)`, then one values-only
 //!   eigensolve per α: `Q = Σ ν_k^α`, evaluated as two Rényi means so that α → 1 is stable.
 
+use super::device::{self, DeviceCache, DeviceMatrix};
 use super::petz::PetzFactors;
 use super::{renyi_mean, Family};
 use crate::error::{Error, Result};
@@ -42,6 +43,8 @@ pub struct Pair<'a> {
     petz: OnceCell<PetzFactors>,
     nussbaum_szkola: OnceCell<Vec<(f64, f64)>>,
     maximal: OnceCell<MaximalReduction>,
+    /// `W` and `ρ'` in GPU memory when ρ's backend runs this dimension on the GPU.
+    device: DeviceCache,
 }
 
 /// The overlap `W = V_σ† V_ρ` (`W_ji = ⟨b_j|a_i⟩`, one zgemm) with the support split of `σ`.
@@ -119,6 +122,7 @@ impl<'a> Pair<'a> {
             petz: OnceCell::new(),
             nussbaum_szkola: OnceCell::new(),
             maximal: OnceCell::new(),
+            device: DeviceCache::default(),
         })
     }
 
@@ -146,7 +150,11 @@ impl<'a> Pair<'a> {
             return Ok(b);
         }
         let (er, es) = (self.rho.eigen()?, self.sigma.eigen()?);
-        let w = adjoint_times(&es.vectors().view(), &er.vectors().view());
+        let (vs, vr) = (es.vectors().view(), er.vectors().view());
+        let w = match self.device.overlap(self.rho.backend(), &vs, &vr)? {
+            Some(w) => w,
+            None => adjoint_times(&vs, &vr),
+        };
         let lambda = er.values();
         let (support, kernel) = (es.support(), es.kernel());
         let leakage: f64 = kernel
@@ -185,6 +193,9 @@ impl<'a> Pair<'a> {
         // α = 1, move D̃_α(ρ‖ρ) by 1e-17/|α − 1|
         let er = self.rho.eigen()?;
         let sqrt_l: Vec<f64> = (0..er.dim()).map(|i| er.clamped(i).sqrt()).collect();
+        if let Some(r) = self.device.rho_in_basis(&sqrt_l)? {
+            return Ok(self.rho_in_basis.get_or_init(|| r));
+        }
         let c = Array2::from_shape_fn(w.dim(), |(j, i)| w[[j, i]] * sqrt_l[i]);
         Ok(self.rho_in_basis.get_or_init(|| gram(&c.view())))
     }
@@ -344,6 +355,7 @@ impl<'a> Pair<'a> {
             sigma: self.sigma,
             basis: self.basis()?,
             rho_in_basis: self.rho_in_basis()?,
+            device_rho: self.device.rho(),
         })
     }
 
@@ -369,7 +381,9 @@ impl<'a> Pair<'a> {
             .copied()
             .filter(|&a| a.is_finite() && a != 1.0)
             .collect();
-        let values: Vec<Result<f64>> = if finite.len() < 2 || self.rho.dim() < PARALLEL_CURVE_FROM {
+        // on the GPU the orders run one after the other (one device, its solves serialised)
+        let sequential = self.rho.dim() < PARALLEL_CURVE_FROM || view.device_rho.is_some();
+        let values: Vec<Result<f64>> = if finite.len() < 2 || sequential {
             finite.iter().map(|&a| view.renyi(a)).collect()
         } else {
             crate::spectral::with_single_blas_thread(|| {
@@ -472,6 +486,8 @@ struct SandwichedView<'p> {
     sigma: &'p DensityMatrix,
     basis: &'p SigmaBasis,
     rho_in_basis: &'p Array2<Complex64>,
+    /// `ρ'` in GPU memory (then the per-order solves run there).
+    device_rho: Option<&'p DeviceMatrix>,
 }
 
 impl SandwichedView<'_> {
@@ -516,9 +532,18 @@ impl SandwichedView<'_> {
             };
             sv.iter().filter(|&&x| x > floor).map(|x| x * x).collect()
         } else {
-            let a =
-                Array2::from_shape_fn((n, n), |(x, y)| rho[[s[x], s[y]]] * (scale[x] * scale[y]));
-            let nu = backend.eigvalsh(a.view())?;
+            let on_device = self
+                .device_rho
+                .and_then(|m| device::scaled_block_eigvalsh(m, s, &scale));
+            let nu = match on_device {
+                Some(nu) => nu?,
+                None => {
+                    let a = Array2::from_shape_fn((n, n), |(x, y)| {
+                        rho[[s[x], s[y]]] * (scale[x] * scale[y])
+                    });
+                    backend.eigvalsh(a.view())?
+                }
+            };
             let smax = scale.iter().fold(0.0f64, |m, &x| m.max(x * x));
             let thr = zero_threshold(n, self.rho.eigen()?.max_value() * smax);
             top_rank(

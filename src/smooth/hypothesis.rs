@@ -144,7 +144,12 @@ fn polish(mu0: f64, g: &dyn Fn(f64) -> Result<f64>) -> Result<f64> {
 /// decreasing eigenvalue order, `Q = Σ_{k<m} v_k v_k† + θ v_m v_m†`, the smallest `m` and `θ ∈ [0, 1]`
 /// (rounded up) with `Tr Qρ ≥ 1 − ε`. Always feasible (`0 ⪯ Q ⪯ I`); optimal when the eigenvalue
 /// `0` of `μρ − σ` is simple and μ is the dual optimum. `+∞` when rounding leaves it infeasible.
-fn neyman_pearson_test(rho: &DensityMatrix, sigma: &DensityMatrix, eps: f64, mu: f64) -> Result<f64> {
+fn neyman_pearson_test(
+    rho: &DensityMatrix,
+    sigma: &DensityMatrix,
+    eps: f64,
+    mu: f64,
+) -> Result<f64> {
     let d = rho.dim();
     let (r, s) = (rho.matrix(), sigma.matrix());
     let m = r.mapv(|z| z * mu) - s;

@@ -317,3 +317,103 @@ fn brackets_contain_cvxpy_clarabel() {
         );
     }
 }
+
+/// CLI: exact JSON keys, `--base 2` adds `"base"`, bad input is one `error:` line and exit 2.
+#[test]
+fn cli_smooth_json_and_errors() {
+    let dir = std::env::temp_dir().join(format!("qrenyi-smooth-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (r, s) = (dir.join("r.json"), dir.join("s.json"));
+    std::fs::write(
+        &r,
+        r#"{"re": [[0.7, 0.1], [0.1, 0.3]], "im": [[0, 0.05], [-0.05, 0]]}"#,
+    )
+    .unwrap();
+    std::fs::write(&s, r#"{"re": [[0.5, 0], [0, 0.5]]}"#).unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_qrenyi"))
+            .arg("smooth")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let (rs, ss) = (r.to_str().unwrap(), s.to_str().unwrap());
+    for (kind, ball, keys) in [
+        (
+            "hypothesis-testing",
+            None,
+            vec!["epsilon", "kind", "lower", "upper", "value"],
+        ),
+        (
+            "dmax",
+            Some("trace"),
+            vec!["ball", "epsilon", "kind", "lower", "upper", "value"],
+        ),
+    ] {
+        let mut a = vec![
+            "--kind",
+            kind,
+            "--epsilon",
+            "0.1",
+            "--rho",
+            rs,
+            "--sigma",
+            ss,
+            "--json",
+        ];
+        if let Some(b) = ball {
+            a.extend(["--ball", b]);
+        }
+        let out = run(&a);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut got: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        got.sort();
+        assert_eq!(got, keys);
+        let (l, x, u) = (
+            v["lower"].as_f64().unwrap(),
+            v["value"].as_f64().unwrap(),
+            v["upper"].as_f64().unwrap(),
+        );
+        assert!(l <= x && x <= u);
+    }
+    let out = run(&[
+        "--kind",
+        "dmax",
+        "--epsilon",
+        "1.5",
+        "--rho",
+        rs,
+        "--sigma",
+        ss,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error:") && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
+    let out = run(&[
+        "--kind",
+        "smooth-renyi",
+        "--epsilon",
+        "0.05",
+        "--p",
+        "0.6,0.4",
+        "--q",
+        "0.3,0.7",
+        "--alpha",
+        "2,inf",
+        "--json",
+        "--base",
+        "2",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["base"], "2");
+    assert_eq!(v["values"].as_array().unwrap().len(), 2);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -45,6 +45,8 @@ pub mod io;
 pub mod kernel;
 pub mod order;
 pub mod privacy;
+#[cfg(feature = "smooth")]
+pub mod smooth;
 pub mod spectral;
 pub mod state;
 pub mod verify;

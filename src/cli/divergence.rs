@@ -106,6 +106,30 @@ impl LoadArgs {
     pub fn load(&self, spec: &str) -> Result<(Vec<DensityMatrix>, bool)> {
         load_states(spec, &self.backend, self.tolerance, self.normalize)
     }
+    /// Read and validate one state (a stack is an error).
+    pub fn load_one(&self, spec: &str) -> Result<DensityMatrix> {
+        load_state(spec, &self.backend, self.tolerance, self.normalize)
+    }
+}
+
+/// [`load_states`] for commands that take one state: a stack is an error naming its size.
+pub fn load_state(
+    spec: &str,
+    backend: &str,
+    tolerance: f64,
+    normalize: bool,
+) -> Result<DensityMatrix> {
+    let (mut states, stacked) = load_states(spec, backend, tolerance, normalize)?;
+    if stacked {
+        return Err(qrenyi::Error::Parse {
+            what: spec.to_string(),
+            reason: format!(
+                "a stack of {} matrices; this command takes one state",
+                states.len()
+            ),
+        });
+    }
+    Ok(states.remove(0))
 }
 
 /// Read and validate every matrix of `spec` with the given backend and tolerance (raised to

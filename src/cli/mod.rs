@@ -13,6 +13,8 @@ mod kernel_divergence;
 mod mechanism;
 mod plot;
 mod qzcdp;
+#[cfg(feature = "smooth")]
+mod smooth;
 mod verify;
 
 use clap::{Parser, Subcommand};
@@ -71,6 +73,9 @@ enum Command {
     KernelDivergence(kernel_divergence::Args),
     /// Audit (ε,δ)-DP, RDP or RKRDP from samples of M(D), M(D') with the kernel Rényi divergence.
     Audit(Box<audit::Args>),
+    /// Smooth divergences D_H^ε, D_max^ε and classical smooth Rényi, as certified brackets.
+    #[cfg(feature = "smooth")]
+    Smooth(smooth::Args),
 }
 
 /// Parse the command line, run, and return the exit code.
@@ -87,6 +92,8 @@ pub fn run() -> i32 {
         Command::Verify(a) => verify::run(a),
         Command::KernelDivergence(a) => kernel_divergence::run(a),
         Command::Audit(a) => audit::run(a),
+        #[cfg(feature = "smooth")]
+        Command::Smooth(a) => smooth::run(a),
     };
     match result {
         Ok(code) => code,

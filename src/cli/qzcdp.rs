@@ -10,7 +10,7 @@ use super::json_number;
 use qrenyi::divergence::Family;
 use qrenyi::privacy::qzcdp::{CertifyOptions, CheckResult, FitResult, Neighbours, Status};
 use qrenyi::state::DensityMatrix;
-use qrenyi::{Error, Result};
+use qrenyi::Result;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -31,20 +31,7 @@ pub struct PairArgs {
 impl PairArgs {
     /// Load and validate both states.
     pub fn load(&self) -> Result<(DensityMatrix, DensityMatrix)> {
-        let one = |p: &Path| -> Result<DensityMatrix> {
-            let spec = p.to_string_lossy();
-            let (mut states, stacked) = self.load.load(&spec)?;
-            if stacked {
-                return Err(Error::Parse {
-                    what: spec.into_owned(),
-                    reason: format!(
-                        "a stack of {} matrices; this command takes one state",
-                        states.len()
-                    ),
-                });
-            }
-            Ok(states.remove(0))
-        };
+        let one = |p: &Path| self.load.load_one(&p.to_string_lossy());
         Ok((one(&self.rho)?, one(&self.sigma)?))
     }
 }

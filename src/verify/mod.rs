@@ -64,6 +64,8 @@ pub mod bounds;
 mod builtin_classical;
 mod builtin_privacy;
 mod builtin_quantum;
+#[cfg(feature = "smooth")]
+mod builtin_smooth;
 mod engine;
 mod instance;
 pub mod real;
@@ -363,8 +365,19 @@ pub fn builtin() -> Vec<Box<dyn Statement>> {
         .into_iter()
         .chain(builtin_quantum::all())
         .chain(builtin_privacy::all())
+        .chain(smooth_statements())
         .map(|b| Box::new(b) as Box<dyn Statement>)
         .collect()
+}
+
+#[cfg(feature = "smooth")]
+fn smooth_statements() -> Vec<Builtin> {
+    builtin_smooth::all()
+}
+
+#[cfg(not(feature = "smooth"))]
+fn smooth_statements() -> Vec<Builtin> {
+    Vec::new()
 }
 
 /// The built-in statement called `name`.

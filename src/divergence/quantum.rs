@@ -21,7 +21,9 @@
 use super::petz::PetzFactors;
 use super::{renyi_mean, Family};
 use crate::error::{Error, Result};
-use crate::spectral::{adjoint_times, gram, zero_threshold, EigenSolver, EPS};
+use crate::spectral::{
+    adjoint_times, graded_psd_eigen, gram, zero_threshold, EigenSolver, GradedSpectrum, EPS,
+};
 use crate::state::{dagger, DensityMatrix};
 use ndarray::{Array2, Axis};
 use num_complex::Complex64;
@@ -467,50 +469,50 @@ struct SandwichedView<'p> {
 }
 
 impl SandwichedView<'_> {
+    /// `ln μ_j` on `supp σ` and `Tr ρ` (from the diagonal of `ρ'`).
+    fn ln_mu(&self) -> Result<Vec<f64>> {
+        let es = self.sigma.eigen()?;
+        Ok(self
+            .basis
+            .support
+            .iter()
+            .map(|&j| es.clamped(j).ln())
+            .collect())
+    }
+
     /// Nonzero eigenvalues `ν_k` of `A_α = σ^{γ/2} ρ σ^{γ/2}` (on `supp σ`), `γ = (1−α)/α`, with
-    /// the diagonal Rényi-mean terms of `Tr A_α / Tr ρ`.
+    /// the diagonal Rényi-mean terms of `Tr A_α / Tr ρ`, for α ≥ ½.
     ///
     /// α > 1: one values-only eigensolve of `A_α` in σ's eigenbasis (the fast path; small ν do not
-    /// matter since they enter as `ν^α`). α < 1: `ν = s²` with `s` the singular values of
-    /// `B = σ^{γ/2} ρ^{1/2}`, because `Σ ν^α` with α < 1 magnifies the absolute error of small
-    /// eigenvalues, and the SVD of `B` resolves `√ν` to absolute accuracy `ε‖B‖` instead of `ν` to
-    /// `ε‖A‖` (e.g. `D̃_½(ρ‖ρ)` is then `O(ε)` even when ρ has eigenvalues `≈ 1e-9`).
+    /// matter since they enter as `ν^α`). ½ ≤ α < 1: [`Self::below_one`].
     ///
-    /// The scales `μ_j^{γ/2}` are normalised by the largest (they would underflow at small α,
-    /// e.g. `0.5^{5000} = 0`): the returned `ν̂ = ν e^{−c}`, `c = max_j γ ln μ_j`, with `c`.
+    /// The scales `μ_j^{γ/2}` are normalised by the largest: the returned `ν̂ = ν e^{−c}`,
+    /// `c = max_j γ ln μ_j`, with `c`.
     fn parts(&self, alpha: f64) -> Result<(Terms, Vec<f64>, f64)> {
         let b = self.basis;
         let rho = self.rho_in_basis;
-        let es = self.sigma.eigen()?;
         let gamma = (1.0 - alpha) / alpha;
         let s = &b.support;
-        let logs: Vec<f64> = s.iter().map(|&j| gamma * es.clamped(j).ln()).collect();
+        let ln_mu = self.ln_mu()?;
+        let logs: Vec<f64> = ln_mu.iter().map(|l| gamma * l).collect();
         let c = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let c = if c.is_finite() { c } else { 0.0 };
         let scale: Vec<f64> = logs.iter().map(|l| (0.5 * (l - c)).exp()).collect();
         let n = s.len();
-        let backend = self.rho.backend();
         let kept: Vec<f64> = if alpha < 1.0 {
-            // ν = s², s the singular values of B = σ^{γ/2} ρ^{1/2} = D_s^{γ/2} (V†W)[s, supp ρ] Λ^{1/2}
-            let er = self.rho.eigen()?;
-            let rs = er.support();
-            let u = &b.w;
-            let root: Vec<f64> = rs.iter().map(|&i| er.values()[i].sqrt()).collect();
-            let bm = Array2::from_shape_fn((n, rs.len()), |(x, y)| {
-                u[[s[x], rs[y]]] * (scale[x] * root[y])
-            });
-            let sv = backend.singular_values(bm.view())?;
-            let smax = scale.iter().fold(0.0f64, |m, &x| m.max(x));
-            let floor = if b.supported {
-                0.0
-            } else {
-                zero_threshold(n, er.max_value().sqrt() * smax)
-            };
-            sv.iter().filter(|&&x| x > floor).map(|x| x * x).collect()
+            match self.below_one(alpha, &scale)? {
+                Spectrum::Scaled(nu) => nu,
+                Spectrum::Graded(g) => g
+                    .ln_values(&ln_mu, 0.5 * gamma)
+                    .iter()
+                    .map(|l| (l - c).exp())
+                    .filter(|&x| x > 0.0)
+                    .collect(),
+            }
         } else {
             let a =
                 Array2::from_shape_fn((n, n), |(x, y)| rho[[s[x], s[y]]] * (scale[x] * scale[y]));
-            let nu = backend.eigvalsh(a.view())?;
+            let nu = self.rho.backend().eigvalsh(a.view())?;
             let smax = scale.iter().fold(0.0f64, |m, &x| m.max(x * x));
             let thr = zero_threshold(n, self.rho.eigen()?.max_value() * smax);
             top_rank(
@@ -521,7 +523,8 @@ impl SandwichedView<'_> {
         };
         let mut diag: Vec<(f64, f64)> = s
             .iter()
-            .map(|&j| (rho[[j, j]].re.max(0.0), -es.clamped(j).ln() / alpha))
+            .zip(&ln_mu)
+            .map(|(&j, l)| (rho[[j, j]].re.max(0.0), -l / alpha))
             .collect();
         if alpha < 1.0 {
             diag.extend(
@@ -533,10 +536,69 @@ impl SandwichedView<'_> {
         Ok((normalized(diag), kept, c))
     }
 
-    /// `D̃_α(ρ‖σ)` at a finite order `α ≠ 1`: `R_α(diag) + R_α(ν/Σν, ln ν)` (module docs).
+    /// The spectrum `ν` of `A_α` for α < 1 (`scale_j = μ_j^{γ/2} e^{−c/2}`).
+    ///
+    /// `Σ ν^α` with α < 1 needs every `ν_k` to *relative* accuracy. First `ν = s²` with `s` the
+    /// singular values of `B = D^{γ/2} W Λ^{1/2}` (one values-only SVD, absolute accuracy
+    /// `δ = n ε ‖B‖`); the result is kept when the a-posteriori bound
+    /// `E = Σ_k [(s_k+δ)^{2α} − (s_k−δ)_+^{2α}] / Σ_k s_k^{2α}` (plus `δ^{2α}` for each unresolved
+    /// rank) gives `E/(1−α) ≤ FAST_BELOW_ONE_TOLERANCE` in `D̃_α`. Otherwise (small α, strongly
+    /// graded σ, tiny eigenvalues of ρ) the graded Jacobi method
+    /// ([`crate::spectral::graded_psd_eigen`]) computes `ν` to relative accuracy from
+    /// `ρ'_ss` and `ln μ` without forming `D^{γ/2}`.
+    fn below_one(&self, alpha: f64, scale: &[f64]) -> Result<Spectrum> {
+        let b = self.basis;
+        let s = &b.support;
+        let n = s.len();
+        let er = self.rho.eigen()?;
+        let rs = er.support();
+        let rank = self.rho.rank()?;
+        let u = &b.w;
+        let root: Vec<f64> = rs.iter().map(|&i| er.values()[i].sqrt()).collect();
+        let bm = Array2::from_shape_fn((n, rs.len()), |(x, y)| {
+            u[[s[x], rs[y]]] * (scale[x] * root[y])
+        });
+        let sv = self.rho.backend().singular_values(bm.view())?;
+        let smax = scale.iter().fold(0.0f64, |m, &x| m.max(x));
+        let floor = if b.supported {
+            0.0
+        } else {
+            zero_threshold(n, er.max_value().sqrt() * smax)
+        };
+        let kept: Vec<f64> = sv.iter().copied().filter(|&x| x > floor).collect();
+        let top = kept.iter().copied().fold(0.0f64, f64::max);
+        let delta = n.max(2) as f64 * EPS * top;
+        let two_a = 2.0 * alpha;
+        let total: f64 = kept.iter().map(|x| x.powf(two_a)).sum();
+        let spread: f64 = kept
+            .iter()
+            .map(|&x| (x + delta).powf(two_a) - (x - delta).max(0.0).powf(two_a))
+            .sum::<f64>()
+            + rank.min(n).saturating_sub(kept.len()) as f64 * delta.powf(two_a);
+        if total > 0.0 && spread / total / (1.0 - alpha) <= FAST_BELOW_ONE_TOLERANCE {
+            return Ok(Spectrum::Scaled(kept.iter().map(|x| x * x).collect()));
+        }
+        let c = self.rho_in_basis.select(Axis(0), s).select(Axis(1), s);
+        let gamma = (1.0 - alpha) / alpha;
+        Ok(Spectrum::Graded(graded_psd_eigen(
+            c.view(),
+            &self.ln_mu()?,
+            0.5 * gamma,
+            rank,
+            false,
+        )?))
+    }
+
+    /// `D̃_α(ρ‖σ)` at a finite order `α ≠ 1`: `R_α(diag) + R_α(ν/Σν, ln ν)` (module docs) for
+    /// α ≥ ½; below ½ from the graded spectrum when the fast path declines (`below_half`).
     fn renyi(&self, alpha: f64) -> Result<f64> {
         if alpha > 1.0 && !self.basis.supported {
             return Ok(f64::INFINITY);
+        }
+        if alpha < 0.5 {
+            if let Some(d) = self.below_half(alpha)? {
+                return Ok(d);
+            }
         }
         let (diag, nu, c) = self.parts(alpha)?;
         let total: f64 = nu.iter().sum();
@@ -546,7 +608,52 @@ impl SandwichedView<'_> {
         let spec: Vec<(f64, f64)> = nu.iter().map(|&x| (x / total, x.ln() + c)).collect();
         Ok(renyi_mean(&diag, alpha) + renyi_mean(&spec, alpha))
     }
+
+    /// α < ½ on the graded route: `ν_k = μ_{π(k)}^γ e^{r_k}`, so
+    /// `ν_k^α = exp((1−α) ln μ_{π(k)} + α r_k)` — no power of `μ` beyond `f64` is formed (at
+    /// α = 10⁻³⁰⁰ the scales are `μ^{10³⁰⁰}`) — and `D̃_α = (ln Σ_k ν_k^α − ln Tr ρ)/(α − 1)`
+    /// (log-sum-exp; `1/(α−1)` amplifies nothing below ½). `None` when the fast path is accurate.
+    fn below_half(&self, alpha: f64) -> Result<Option<f64>> {
+        let gamma = (1.0 - alpha) / alpha;
+        let ln_mu = self.ln_mu()?;
+        let c = ln_mu
+            .iter()
+            .map(|l| gamma * l)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let c = if c.is_finite() { c } else { 0.0 };
+        let scale: Vec<f64> = ln_mu
+            .iter()
+            .map(|l| (0.5 * (gamma * l - c)).exp())
+            .collect();
+        let Spectrum::Graded(g) = self.below_one(alpha, &scale)? else {
+            return Ok(None);
+        };
+        let logs: Vec<f64> = g
+            .base
+            .iter()
+            .zip(&g.log_rest)
+            .map(|(&j, r)| (1.0 - alpha) * ln_mu[j] + alpha * r)
+            .collect();
+        let m = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if m == f64::NEG_INFINITY {
+            return Ok(Some(f64::INFINITY));
+        }
+        let lse = m + logs.iter().map(|l| (l - m).exp()).sum::<f64>().ln();
+        let trace: f64 = self.rho_in_basis.diag().iter().map(|z| z.re.max(0.0)).sum();
+        Ok(Some((lse - trace.ln()) / (alpha - 1.0)))
+    }
 }
+
+/// The eigenvalues of `σ^{γ/2} ρ σ^{γ/2}` for α < 1: scaled values from the fast SVD path, or the
+/// graded spectrum in logarithmic form.
+enum Spectrum {
+    Scaled(Vec<f64>),
+    Graded(GradedSpectrum),
+}
+
+/// Largest a-posteriori error bound on `D̃_α`, α < 1, for which the one-SVD fast path is used
+/// (`SandwichedView::below_one`); `2⁻⁴⁴ ≈ 5.7·10⁻¹⁴`.
+const FAST_BELOW_ONE_TOLERANCE: f64 = 5.684_341_886_080_802e-14;
 
 /// Hockey-stick divergence `E_γ(ρ‖σ) = Tr(ρ − γσ)_+` of two states.
 pub fn hockey_stick(rho: &DensityMatrix, sigma: &DensityMatrix, gamma: f64) -> Result<f64> {

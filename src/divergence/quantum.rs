@@ -44,6 +44,7 @@ pub struct Pair<'a> {
     petz: OnceCell<PetzFactors>,
     nussbaum_szkola: OnceCell<Vec<(f64, f64)>>,
     maximal: OnceCell<MaximalReduction>,
+    maximal_graded: OnceCell<MaximalReduction>,
 }
 
 /// The overlap `W = V_σ† V_ρ` (`W_ji = ⟨b_j|a_i⟩`, one zgemm) with the support split of `σ`.
@@ -61,6 +62,39 @@ struct SigmaBasis {
 struct MaximalReduction {
     terms: Vec<(f64, f64)>,
     dmax: f64,
+    /// Absolute error `δ = n ε t_max` of the eigenvalues `t_k` (0 for the graded reduction).
+    abs_error: f64,
+}
+
+impl MaximalReduction {
+    /// A-posteriori bound on the error of `D̂_α`, α < 1, from the absolute error `δ` of the `t_k`:
+    /// `(α/(1−α)) Σ_k π_k δ/t_k` with `π_k = w_k t_k^α / Σ w t^α` (first order in `δ/t_k`; `+∞`
+    /// once some `δ/t_k` exceeds ½).
+    fn error_bound(&self, alpha: f64) -> f64 {
+        if self.abs_error == 0.0 {
+            return 0.0;
+        }
+        let fin = self.terms.iter().filter(|(w, l)| *w > 0.0 && l.is_finite());
+        let m = fin
+            .clone()
+            .map(|(_, l)| (alpha - 1.0) * l)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let (mut num, mut den) = (0.0, 0.0);
+        for (w, l) in fin {
+            let eta = self.abs_error * (-l).exp();
+            if eta > 0.5 {
+                return f64::INFINITY;
+            }
+            let p = w * ((alpha - 1.0) * l - m).exp();
+            num += p * eta;
+            den += p;
+        }
+        if den > 0.0 {
+            alpha / (1.0 - alpha) * num / den
+        } else {
+            0.0
+        }
+    }
 }
 
 /// Smallest dimension at which a sandwiched α-curve runs its orders in parallel. Measured
@@ -121,6 +155,7 @@ impl<'a> Pair<'a> {
             petz: OnceCell::new(),
             nussbaum_szkola: OnceCell::new(),
             maximal: OnceCell::new(),
+            maximal_graded: OnceCell::new(),
         })
     }
 
@@ -267,22 +302,38 @@ impl<'a> Pair<'a> {
         if let Some(m) = self.maximal.get() {
             return Ok(m);
         }
+        let m = self.maximal_reduction_with(false)?;
+        Ok(self.maximal.get_or_init(|| m))
+    }
+
+    /// The maximal reduction from the graded Jacobi method (relative accuracy of small `t_k`),
+    /// used for α < 1 when the fast reduction's a-posteriori bound declines
+    /// ([`MaximalReduction::error_bound`]).
+    fn maximal_reduction_graded(&self) -> Result<&MaximalReduction> {
+        if let Some(m) = self.maximal_graded.get() {
+            return Ok(m);
+        }
+        let m = self.maximal_reduction_with(true)?;
+        Ok(self.maximal_graded.get_or_init(|| m))
+    }
+
+    /// `(w_k t_k, ln t_k)` from the eigenpairs `(t_k, v_k)` of `T = D^{−1/2} C D^{−1/2}` on
+    /// `supp σ` (`C = ρ'_ss`, or Ando's absolutely continuous part when ρ leaks), `w_k = ⟨v_k|σ|v_k⟩`.
+    /// `graded = false`: one backend eigensolve of `T` (absolute accuracy `n ε t_max`);
+    /// `graded = true`: [`graded_psd_eigen`] on `C` with `D = diag(μ)`, `p = −½` (relative accuracy).
+    fn maximal_reduction_with(&self, graded: bool) -> Result<MaximalReduction> {
         let b = self.basis()?;
         let es = self.sigma.eigen()?;
         let backend = self.rho.backend();
         let rho = self.rho_in_basis()?;
         let (s, k) = (&b.support, &b.kernel);
         let total: f64 = rho.diag().iter().map(|z| z.re.max(0.0)).sum();
-        let inv_sqrt: Vec<f64> = s.iter().map(|&j| es.clamped(j).powf(-0.5)).collect();
         let n = s.len();
-        let scaled = |m: &dyn Fn(usize, usize) -> Complex64| {
-            Array2::from_shape_fn((n, n), |(a, c)| m(a, c) * (inv_sqrt[a] * inv_sqrt[c]))
-        };
         // rank of the absolutely continuous part: rank ρ when supported, else (Guttman rank
         // additivity for PSD block matrices) rank ρ − rank ρ'_kk — only that many eigenvalues of T
         // are genuine, the rest is cancellation noise of the Schur complement.
-        let (t, rank_ac) = if b.supported || k.is_empty() {
-            (scaled(&|a, c| rho[[s[a], s[c]]]), self.rho.rank()?)
+        let (c, rank_ac) = if b.supported || k.is_empty() {
+            (rho.select(Axis(0), s).select(Axis(1), s), self.rho.rank()?)
         } else {
             // absolutely continuous part of ρ with respect to σ (Schur complement), as ρ leaks
             let rho_ss = rho.select(Axis(0), s).select(Axis(1), s);
@@ -291,14 +342,28 @@ impl<'a> Pair<'a> {
             let ekk = crate::spectral::Eigen::compute(rho_kk.view(), backend)?;
             let pinv = ekk.power(-1.0);
             let rho_ac = rho_ss - rho_sk.dot(&pinv).dot(&dagger(&rho_sk.view()));
+            (rho_ac, self.rho.rank()?.saturating_sub(ekk.rank()))
+        };
+        let ln_mu: Vec<f64> = s.iter().map(|&j| es.clamped(j).ln()).collect();
+        // eigenpairs (t_k, v_k) of T, ascending t, with a flag "kept regardless of the threshold"
+        let (tv, vecs): (Vec<f64>, Array2<Complex64>) = if graded {
+            let g = graded_psd_eigen(c.view(), &ln_mu, -0.5, rank_ac, true)?;
+            let t = g.ln_values(&ln_mu, -0.5).iter().map(|l| l.exp()).collect();
+            (t, g.vectors.unwrap_or_else(|| Array2::zeros((n, 0))))
+        } else {
+            let inv_sqrt: Vec<f64> = ln_mu.iter().map(|l| (-0.5 * l).exp()).collect();
+            let t =
+                Array2::from_shape_fn((n, n), |(a, c2)| c[[a, c2]] * (inv_sqrt[a] * inv_sqrt[c2]));
+            let (tv, vecs) = backend.eigh(t.view())?;
+            // only the top rank_ac eigenvalues are genuine
+            let keep_from = n.saturating_sub(rank_ac);
             (
-                scaled(&|a, c| rho_ac[[a, c]]),
-                self.rho.rank()?.saturating_sub(ekk.rank()),
+                tv.iter().skip(keep_from).copied().collect(),
+                vecs.slice(ndarray::s![.., keep_from..]).to_owned(),
             )
         };
-        let (tv, vecs) = backend.eigh(t.view())?;
         let tmax = tv.iter().copied().fold(0.0, f64::max);
-        let thr = zero_threshold(n, tmax);
+        let thr = if graded { 0.0 } else { zero_threshold(n, tmax) };
         // When ρ leaks out of supp σ, ρ_ac is a difference of O(1) terms: mass w_k t_k below ρ's own
         // zero threshold is cancellation noise, not absolutely continuous weight.
         let mass_thr = if b.supported {
@@ -306,11 +371,10 @@ impl<'a> Pair<'a> {
         } else {
             zero_threshold(self.rho.dim(), self.rho.eigen()?.max_value())
         };
-        let keep_from = n.saturating_sub(rank_ac);
         let mut terms = Vec::with_capacity(n + 1);
         let mut ac_mass = 0.0;
         for (kk, &tk) in tv.iter().enumerate() {
-            if kk < keep_from || tk <= 0.0 || (!b.supported && tk <= thr) {
+            if tk <= 0.0 || !tk.is_finite() || (!b.supported && tk <= thr) {
                 continue;
             }
             let wk: f64 = vecs
@@ -333,10 +397,25 @@ impl<'a> Pair<'a> {
         } else {
             f64::INFINITY
         };
-        Ok(self.maximal.get_or_init(|| MaximalReduction {
+        Ok(MaximalReduction {
             terms: normalized(terms),
             dmax,
-        }))
+            abs_error: if graded {
+                0.0
+            } else {
+                n.max(2) as f64 * EPS * tmax
+            },
+        })
+    }
+
+    /// Maximal `D̂_α`: for α < 1 the fast reduction when its a-posteriori bound
+    /// ([`MaximalReduction::error_bound`]) is at most [`FAST_BELOW_ONE_TOLERANCE`], else the graded one.
+    fn maximal(&self, alpha: f64) -> Result<f64> {
+        let fast = self.maximal_reduction()?;
+        if alpha < 1.0 && fast.error_bound(alpha) > FAST_BELOW_ONE_TOLERANCE {
+            return Ok(renyi_mean(&self.maximal_reduction_graded()?.terms, alpha));
+        }
+        Ok(renyi_mean(&fast.terms, alpha))
     }
 
     /// The α-independent inputs of the sandwiched family (`Sync`, so orders can run in parallel).
@@ -403,7 +482,7 @@ impl<'a> Pair<'a> {
         match family {
             Family::Petz => Ok(self.petz_curve(&[alpha])?[0]),
             Family::Sandwiched => self.sandwiched(alpha),
-            Family::Maximal => Ok(renyi_mean(&self.maximal_reduction()?.terms, alpha)),
+            Family::Maximal => self.maximal(alpha),
         }
     }
 

@@ -67,6 +67,7 @@ mod builtin_quantum;
 mod engine;
 mod instance;
 pub mod real;
+pub mod real_quantum;
 pub mod sample;
 
 pub use engine::{

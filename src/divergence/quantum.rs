@@ -62,7 +62,8 @@ struct SigmaBasis {
 struct MaximalReduction {
     terms: Vec<(f64, f64)>,
     dmax: f64,
-    /// Absolute error `δ = n ε t_max` of the eigenvalues `t_k` (0 for the graded reduction).
+    /// Absolute error `δ = n ε t_max` of the eigenvalues `t_k` (0 for the graded reduction, +∞
+    /// when a genuine eigenvalue is not resolved: `t_min ≤ 2δ`).
     abs_error: f64,
 }
 
@@ -71,8 +72,8 @@ impl MaximalReduction {
     /// `(α/(1−α)) Σ_k π_k δ/t_k` with `π_k = w_k t_k^α / Σ w t^α` (first order in `δ/t_k`; `+∞`
     /// once some `δ/t_k` exceeds ½).
     fn error_bound(&self, alpha: f64) -> f64 {
-        if self.abs_error == 0.0 {
-            return 0.0;
+        if self.abs_error == 0.0 || self.abs_error == f64::INFINITY {
+            return self.abs_error;
         }
         let fin = self.terms.iter().filter(|(w, l)| *w > 0.0 && l.is_finite());
         let m = fin
@@ -397,13 +398,20 @@ impl<'a> Pair<'a> {
         } else {
             f64::INFINITY
         };
+        let abs_error = if graded {
+            0.0
+        } else {
+            n.max(2) as f64 * EPS * tmax
+        };
+        // a genuine eigenvalue within the absolute error (or computed ≤ 0) is unresolved
+        let tmin = tv.iter().copied().fold(f64::INFINITY, f64::min);
         Ok(MaximalReduction {
             terms: normalized(terms),
             dmax,
-            abs_error: if graded {
-                0.0
+            abs_error: if tmin <= 2.0 * abs_error && abs_error > 0.0 {
+                f64::INFINITY
             } else {
-                n.max(2) as f64 * EPS * tmax
+                abs_error
             },
         })
     }

@@ -61,6 +61,7 @@
 //! `docs/lemmas.md` ("Writing your own statement") explains the parts in more detail.
 
 pub mod bounds;
+mod builtin_accuracy;
 mod builtin_classical;
 mod builtin_privacy;
 mod builtin_quantum;
@@ -363,6 +364,7 @@ pub fn builtin() -> Vec<Box<dyn Statement>> {
     builtin_classical::all()
         .into_iter()
         .chain(builtin_quantum::all())
+        .chain(builtin_accuracy::all())
         .chain(builtin_privacy::all())
         .map(|b| Box::new(b) as Box<dyn Statement>)
         .collect()

@@ -137,7 +137,16 @@ pub enum Error {
 }
 
 impl Error {
-    /// Convenience constructor for [`Error::InvalidParameter`].
+    /// [`Error::Io`] on `path` (the one constructor for I/O failures, used by every reader and
+    /// writer).
+    pub fn io(path: &std::path::Path, reason: impl std::fmt::Display) -> Self {
+        Error::Io {
+            path: path.display().to_string(),
+            reason: reason.to_string(),
+        }
+    }
+
+    /// [`Error::InvalidParameter`] from its parts.
     pub fn invalid(name: &str, value: f64, reason: impl Into<String>) -> Self {
         Error::InvalidParameter {
             name: name.to_string(),

@@ -57,13 +57,6 @@ impl JsonMatrix {
     }
 }
 
-fn io_err(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Io {
-        path: path.display().to_string(),
-        reason: e.to_string(),
-    }
-}
-
 /// Read a complex matrix from `.npy` (`complex128` or `float64`, 2-D) or `.json`.
 pub fn read_matrix(path: impl AsRef<Path>) -> Result<Array2<Complex64>> {
     let path = path.as_ref();
@@ -71,7 +64,7 @@ pub fn read_matrix(path: impl AsRef<Path>) -> Result<Array2<Complex64>> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"));
     if is_json {
-        let text = std::fs::read_to_string(path).map_err(|e| io_err(path, e))?;
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         let m: JsonMatrix = serde_json::from_str(&text).map_err(|e| Error::Parse {
             what: path.display().to_string(),
             reason: e.to_string(),
@@ -82,7 +75,7 @@ pub fn read_matrix(path: impl AsRef<Path>) -> Result<Array2<Complex64>> {
         Ok(a) => Ok(a),
         Err(first) => match ndarray_npy::read_npy::<_, Array2<f64>>(path) {
             Ok(a) => Ok(a.mapv(|x| Complex64::new(x, 0.0))),
-            Err(_) => Err(io_err(
+            Err(_) => Err(Error::io(
                 path,
                 format!("not a 2-D complex128 or float64 .npy file ({first})"),
             )),
@@ -99,9 +92,9 @@ pub fn read_real_matrix(path: impl AsRef<Path>) -> Result<Array2<f64>> {
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
     if !is_csv {
         return ndarray_npy::read_npy::<_, Array2<f64>>(path)
-            .map_err(|e| io_err(path, format!("not a 2-D float64 .npy file ({e})")));
+            .map_err(|e| Error::io(path, format!("not a 2-D float64 .npy file ({e})")));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| io_err(path, e))?;
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     let mut rows: Vec<Vec<f64>> = Vec::new();
     for (ln, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -133,13 +126,13 @@ pub fn read_real_matrix(path: impl AsRef<Path>) -> Result<Array2<f64>> {
             ),
         });
     }
-    Array2::from_shape_vec((rows.len(), cols), rows.concat()).map_err(|e| io_err(path, e))
+    Array2::from_shape_vec((rows.len(), cols), rows.concat()).map_err(|e| Error::io(path, e))
 }
 
 /// Write a complex matrix as `.npy` (`complex128`).
 pub fn write_matrix(path: impl AsRef<Path>, a: &Array2<Complex64>) -> Result<()> {
     let path = path.as_ref();
-    ndarray_npy::write_npy(path, a).map_err(|e| io_err(path, e))
+    ndarray_npy::write_npy(path, a).map_err(|e| Error::io(path, e))
 }
 
 /// Register the bundled Ubuntu Light font (from `epaint_default_fonts`) as plotters' `sans-serif`,
@@ -155,4 +148,20 @@ pub fn register_plot_font() -> Result<()> {
         what: "bundled font".into(),
         reason: "Ubuntu Light could not be parsed".into(),
     })
+}
+
+/// The one rule for a number in qrenyi's JSON output: a finite value is a JSON number (printed as
+/// the shortest decimal that reads back to the same `f64`; `−0` is written as `0`), `+∞`/`−∞` are
+/// the strings `"inf"`/`"-inf"`, and NaN (which qrenyi never returns; a statement's bug at worst) is
+/// the string `"nan"`. Readers of qrenyi's JSON accept the same three strings.
+pub fn json_number(v: f64) -> serde_json::Value {
+    if v.is_nan() {
+        serde_json::Value::from("nan")
+    } else if v == f64::INFINITY {
+        serde_json::Value::from("inf")
+    } else if v == f64::NEG_INFINITY {
+        serde_json::Value::from("-inf")
+    } else {
+        serde_json::Value::from(v + 0.0) // + 0.0 turns −0 into 0
+    }
 }

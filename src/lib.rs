@@ -20,6 +20,7 @@
 //! [`spectral`] (eigendecompositions and functional calculus over LAPACK or nalgebra),
 //! [`divergence`] (classical and quantum divergences), [`io`] (`.npy` and JSON matrices).
 
+pub mod base;
 pub mod divergence;
 pub mod error;
 pub mod io;
@@ -29,6 +30,7 @@ pub mod spectral;
 pub mod state;
 pub mod verify;
 
+pub use base::Base;
 pub use error::{Error, Result};
 
 // Links the system OpenBLAS (LAPACK + CBLAS) through ndarray-linalg's `openblas-system` feature.

@@ -120,12 +120,12 @@ fn cli_qzcdp_check_and_fit() {
     let (code, v) = qz("check", &a, &b, &["--zcdp-rho", "0.3"]);
     assert_eq!((code, v["holds"].as_bool()), (1, Some(false)));
     assert!(v["witness_alpha"].as_f64().unwrap() > 1.0 && v["margin"].as_f64().unwrap() < 0.0);
-    let (code, v) = qz("check", &a, &c, &["--zcdp-rho", "5", "--kind", "maximal"]);
+    let (code, v) = qz("check", &a, &c, &["--zcdp-rho", "5", "--family", "maximal"]);
     assert_eq!(code, 1);
     assert_eq!(v["margin"], "-inf");
     let (_, v) = qz("fit", &a, &c, &[]);
     assert_eq!(v["zcdp_rho"], "inf");
-    let (_, v) = qz("fit", &a, &b, &["--kind", "petz"]);
+    let (_, v) = qz("fit", &a, &b, &["--family", "petz"]);
     assert_eq!(v["warnings"].as_array().unwrap().len(), 1);
     let svg = temp_path("plot.svg");
     let s = svg.display().to_string();

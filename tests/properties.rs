@@ -190,7 +190,8 @@ proptest! {
         }
         let pair = Pair::new(&rho, &sigma).unwrap();
         let dhalf = pair.renyi(Family::Sandwiched, 0.5).unwrap();
-        prop_assert!(close(pair.fidelity().unwrap(), (-dhalf).exp(), 1e-10));
+        prop_assert!(close(pair.squared_fidelity().unwrap(), (-dhalf).exp(), 1e-10));
+        prop_assert!(close(pair.fidelity().unwrap(), (-dhalf / 2.0).exp(), 1e-10));
         prop_assert!(close(pair.hockey_stick(1.0).unwrap(), pair.trace_distance().unwrap(), 1e-10));
         prop_assert!(close(pair.renyi(Family::Maximal, 2.0).unwrap(), pair.renyi(Family::Petz, 2.0).unwrap(), 1e-8));
         for f in Family::ALL {

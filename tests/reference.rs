@@ -139,6 +139,13 @@ fn run(backend: Backend) -> Tally {
             pair.fidelity().unwrap(),
             &case["fidelity"],
         );
+        t.check(
+            "squared_fidelity",
+            name,
+            0.0,
+            pair.squared_fidelity().unwrap(),
+            &case["squared_fidelity"],
+        );
         for e in case["hockey_stick"].as_array().unwrap() {
             let g = num(&e["gamma"]);
             t.check("hockey_stick", name, g, pair.hockey_stick(g).unwrap(), e);

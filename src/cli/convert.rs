@@ -32,6 +32,8 @@ pub struct Target {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub base: super::BaseArg,
 }
 
 /// The requested conversion.
@@ -43,10 +45,11 @@ pub enum Want {
 }
 
 impl Target {
-    /// The requested conversion (clap enforces exactly one flag; the error covers a change there).
+    /// The requested conversion, ε in nats (clap enforces exactly one flag; the error covers a
+    /// change there).
     pub fn want(&self) -> Result<Want> {
         match (self.epsilon, self.delta) {
-            (Some(e), _) => Ok(Want::DeltaAt(e)),
+            (Some(e), _) => Ok(Want::DeltaAt(self.base.base.to_nats(e))),
             (None, Some(d)) => Ok(Want::EpsilonAt(d)),
             (None, None) => Err(qrenyi::Error::Parse {
                 what: "arguments".into(),
@@ -87,22 +90,41 @@ fn alpha_json(c: &Converted) -> serde_json::Value {
     c.alpha.map_or(serde_json::Value::Null, json_number)
 }
 
-fn emit(json: bool, key: &str, c: &Converted, extra: &[(&str, f64)]) {
-    if json {
+/// Print `key = value` (and the extra values); ε values (`key`/extras starting with `epsilon`) are
+/// converted from nats to `base`.
+fn emit(target: &Target, key: &str, c: &Converted, extra: &[(&str, f64)]) {
+    let base = target.base.base;
+    let conv = |k: &str, v: f64| {
+        if k.starts_with("epsilon") {
+            base.scale(v)
+        } else {
+            v
+        }
+    };
+    let c = &Converted {
+        value: conv(key, c.value),
+        alpha: c.alpha,
+    };
+    let extra: Vec<(&str, f64)> = extra.iter().map(|&(k, v)| (k, conv(k, v))).collect();
+    if target.json {
         let mut m = serde_json::Map::new();
         m.insert(key.into(), json_number(c.value));
         m.insert("alpha".into(), alpha_json(c));
-        for (k, v) in extra {
+        for (k, v) in &extra {
             m.insert((*k).into(), json_number(*v));
         }
+        m.insert("base".into(), base.to_string().into());
         println!("{}", serde_json::Value::Object(m));
     } else {
         println!("{key} = {}", super::fmt_value(c.value));
         if let Some(a) = c.alpha {
             println!("alpha = {}", super::fmt_param(a));
         }
-        for (k, v) in extra {
+        for (k, v) in &extra {
             println!("{k} = {}", super::fmt_value(*v));
+        }
+        if base != qrenyi::Base::E {
+            println!("(ε in {})", base.unit());
         }
     }
 }
@@ -111,26 +133,27 @@ fn emit(json: bool, key: &str, c: &Converted, extra: &[(&str, f64)]) {
 pub fn run(args: &Args) -> Result<i32> {
     match &args.cmd {
         Cmd::Zcdp { rho, xi, target } => {
-            let z = Zcdp::new(*xi, *rho)?;
+            let b = target.base.base;
+            let z = Zcdp::new(b.to_nats(*xi), b.to_nats(*rho))?;
             match target.want()? {
-                Want::DeltaAt(e) => emit(target.json, "delta", &zcdp_delta(z, e)?, &[]),
-                Want::EpsilonAt(d) => emit(target.json, "epsilon", &zcdp_epsilon(z, d)?, &[]),
+                Want::DeltaAt(e) => emit(target, "delta", &zcdp_delta(z, e)?, &[]),
+                Want::EpsilonAt(d) => emit(target, "epsilon", &zcdp_epsilon(z, d)?, &[]),
             }
         }
         Cmd::Rdp { alpha, tau, target } => {
-            let r = Rdp::new(*alpha, *tau)?;
+            let r = Rdp::new(*alpha, target.base.base.to_nats(*tau))?;
             let at = |value| Converted {
                 value,
                 alpha: Some(*alpha),
             };
             match target.want()? {
                 Want::EpsilonAt(d) => emit(
-                    target.json,
+                    target,
                     "epsilon",
                     &at(rdp_epsilon(r, d)?),
                     &[("epsilon_simple", rdp_epsilon_simple(r, d)?)],
                 ),
-                Want::DeltaAt(e) => emit(target.json, "delta", &at(rdp_delta(r, e)?), &[]),
+                Want::DeltaAt(e) => emit(target, "delta", &at(rdp_delta(r, e)?), &[]),
             }
         }
     }

@@ -28,6 +28,8 @@ pub fn run(args: &Args) -> Result<i32> {
         Want::DeltaAt(e) => (e, nb.delta(e)?),
         Want::EpsilonAt(d) => (nb.epsilon(d)?.value, d),
     };
+    let base = args.target.base.base;
+    let (eps, pure) = (base.scale(eps), base.scale(pure));
     if args.target.json {
         println!(
             "{}",
@@ -35,6 +37,7 @@ pub fn run(args: &Args) -> Result<i32> {
                 "epsilon": json_number(eps),
                 "delta": json_number(delta),
                 "pure_epsilon": json_number(pure),
+                "base": base.to_string(),
             })
         );
     } else {
@@ -44,6 +47,9 @@ pub fn run(args: &Args) -> Result<i32> {
             super::fmt_value(delta)
         );
         println!("pure ε (D_max both ways) = {}", super::fmt_value(pure));
+        if base != qrenyi::Base::E {
+            println!("(ε in {})", base.unit());
+        }
     }
     Ok(0)
 }

@@ -32,6 +32,8 @@ pub struct Args {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub base: super::BaseArg,
 }
 
 /// Parse one number; `inf` allowed, NaN rejected (clap value parser).
@@ -78,12 +80,14 @@ pub fn load(
 pub fn run(args: &Args) -> Result<i32> {
     let (x, y, kernel) = load(&args.x, &args.y, &args.kernel, &args.bandwidth, None)?;
     let est = KernelDivergence::from_samples(x.view(), y.view(), &kernel)?;
-    let v = est.divergence(args.alpha, args.lambda)?;
+    let base = args.base.base;
+    let v = base.scale(est.divergence(args.alpha, args.lambda)?);
     if args.json {
         println!(
             "{}",
             json!({
                 "value": json_number(v),
+                "base": base.to_string(),
                 "bandwidth": kernel.bandwidth(),
                 "kernel": kernel.kind().name(),
                 "alpha": json_number(args.alpha),
@@ -94,10 +98,11 @@ pub fn run(args: &Args) -> Result<i32> {
         );
     } else {
         println!(
-            "D_(α={}, λ={}) = {}   ({} kernel, bandwidth {}, n = {}, m = {})",
+            "D_(α={}, λ={}) = {} {}   ({} kernel, bandwidth {}, n = {}, m = {})",
             super::fmt_param(args.alpha),
             args.lambda,
             super::fmt_value(v),
+            base.unit(),
             kernel.kind().name(),
             kernel.bandwidth(),
             est.n(),

@@ -65,16 +65,7 @@ pub fn run() -> i32 {
     }
 }
 
-/// A number for JSON output: finite values as numbers, ±∞ as the strings `"inf"` / `"-inf"`.
-pub fn json_number(v: f64) -> serde_json::Value {
-    if v == f64::INFINITY {
-        serde_json::Value::from("inf")
-    } else if v == f64::NEG_INFINITY {
-        serde_json::Value::from("-inf")
-    } else {
-        serde_json::Value::from(v + 0.0) // + 0.0 turns −0 into 0
-    }
-}
+pub use qrenyi::io::json_number;
 
 /// A comma-separated list of numbers given as one command-line value (`0.5,1,2,inf`).
 #[derive(Clone, Debug, PartialEq)]
@@ -104,7 +95,9 @@ pub fn parse_list(s: &str) -> Result<NumList, String> {
         .map(NumList)
 }
 
-/// Format a value for tables: `+inf` or 12 significant digits.
+/// Format a value for tables: `+inf`/`-inf`, otherwise the shortest decimal that reads back to the
+/// same `f64` (the digits JSON output prints too), positional for `1e-5 ≤ |v| < 1e16` and
+/// scientific (`1.5e-7`) outside that range; `−0` prints as `0`.
 pub fn fmt_value(v: f64) -> String {
     if v.is_infinite() {
         if v > 0.0 {
@@ -112,9 +105,26 @@ pub fn fmt_value(v: f64) -> String {
         } else {
             "-inf".into()
         }
+    } else if v == 0.0 || (1e-5..1e16).contains(&v.abs()) {
+        format!("{}", v + 0.0)
     } else {
-        format!("{v:.12e}")
+        format!("{v:e}")
     }
+}
+
+/// `--base e|2|10`: the logarithm base of every printed divergence and ε (and of the ε or
+/// divergence bounds given on the same command line). Computation is in nats; the conversion is
+/// `value / ln b` at the output edge ([`qrenyi::Base::scale`]).
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct BaseArg {
+    /// Logarithm base of divergences and ε, printed and given: e (nats, the default), 2 (bits)
+    /// or 10.
+    #[arg(long, default_value = "e", value_parser = parse_base)]
+    pub base: qrenyi::Base,
+}
+
+fn parse_base(s: &str) -> Result<qrenyi::Base, String> {
+    s.parse().map_err(|e: qrenyi::Error| e.to_string())
 }
 
 /// Format a parameter (α, γ, …) for tables: shortest round-trip form, `inf` for +∞.
@@ -122,6 +132,6 @@ pub fn fmt_param(x: f64) -> String {
     if x == f64::INFINITY {
         "inf".into()
     } else {
-        format!("{x}")
+        fmt_value(x)
     }
 }

@@ -1,9 +1,9 @@
 //! `qrenyi qzcdp check|fit`: certified qzCDP checks and fits of a neighbouring pair.
 //!
-//! * `check --rho A --sigma B --xi X --zcdp-rho R [--kind K] [--json]` →
+//! * `check --rho A --sigma B --xi X --zcdp-rho R [--family F] [--base B] [--json]` →
 //!   `{"holds": bool, "witness_alpha": a|null, "margin": m, …}`; exit code 0 when certified,
 //!   1 when violated or inconclusive.
-//! * `fit --rho A --sigma B [--kind K] [--xi X] [--json] [--plot out.svg]` →
+//! * `fit --rho A --sigma B [--family F] [--xi X] [--base B] [--json] [--plot out.svg|png]` →
 //!   `{"zcdp_rho": x, "alpha": a, …}`; the plot shows `D_α` and the line `ξ + ρα`.
 
 use super::divergence::load_state;
@@ -24,9 +24,9 @@ pub struct PairArgs {
     /// Second state σ = M(x').
     #[arg(long)]
     pub sigma: PathBuf,
-    /// Eigensolver backend: auto (nalgebra at small d, LAPACK and faer above; the default), lapack,
+    /// Eigensolver backend: auto (nalgebra at small d, LAPACK and faer above), lapack,
     /// lapack-mrrr, nalgebra or faer.
-    #[arg(long, default_value = "default")]
+    #[arg(long, default_value = "auto")]
     pub backend: String,
     /// Base validation tolerance.
     #[arg(long, default_value_t = 1e-10, allow_negative_numbers = true)]
@@ -71,7 +71,7 @@ pub struct Common {
     pair: PairArgs,
     /// Rényi family.
     #[arg(long, value_enum, default_value = "sandwiched")]
-    kind: Kind,
+    family: Kind,
     /// Also check/fit the reverse order D_α(σ‖ρ).
     #[arg(long)]
     symmetric: bool,
@@ -82,6 +82,8 @@ pub struct Common {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    base: super::BaseArg,
 }
 
 impl Common {
@@ -139,19 +141,27 @@ fn status_name(s: Status) -> &'static str {
     }
 }
 
-fn print_check(r: &CheckResult, json: bool) {
+fn print_check(r: &CheckResult, json: bool, base: qrenyi::Base) {
+    let margin = base.scale(r.margin);
     if json {
         let cover: Vec<_> = r
             .cover
             .iter()
-            .map(|c| json!([json_number(c.lo), json_number(c.hi), json_number(c.d_hi)]))
+            .map(|c| {
+                json!([
+                    json_number(c.lo),
+                    json_number(c.hi),
+                    json_number(base.scale(c.d_hi))
+                ])
+            })
             .collect();
         println!(
             "{}",
             json!({
                 "holds": r.holds,
                 "witness_alpha": opt_num(r.witness_alpha),
-                "margin": json_number(r.margin),
+                "margin": json_number(margin),
+                "base": base.to_string(),
                 "status": status_name(r.status),
                 "cover": cover,
                 "evaluations": r.evaluations,
@@ -163,7 +173,7 @@ fn print_check(r: &CheckResult, json: bool) {
         if let Some(a) = r.witness_alpha {
             println!("witness α = {}", super::fmt_param(a));
         }
-        println!("margin = {}", super::fmt_value(r.margin));
+        println!("margin = {} {}", super::fmt_value(margin), base.unit());
         println!(
             "certified cover: {} intervals, {} divergence evaluations",
             r.cover.len(),
@@ -175,22 +185,29 @@ fn print_check(r: &CheckResult, json: bool) {
     }
 }
 
-fn print_fit(r: &FitResult, xi: f64, json: bool) {
+fn print_fit(r: &FitResult, xi: f64, json: bool, base: qrenyi::Base) {
+    let (rho, lower, xi) = (base.scale(r.rho), base.scale(r.lower), base.scale(xi));
     if json {
         println!(
             "{}",
             json!({
-                "zcdp_rho": json_number(r.rho),
+                "zcdp_rho": json_number(rho),
                 "alpha": opt_num(r.alpha),
                 "xi": json_number(xi),
-                "lower": json_number(r.lower),
+                "lower": json_number(lower),
+                "base": base.to_string(),
                 "evaluations": r.evaluations,
                 "warnings": r.warnings,
             })
         );
     } else {
-        println!("ρ*(ξ = {xi}) ≤ {}", super::fmt_value(r.rho));
-        println!("best value found {}", super::fmt_value(r.lower));
+        let unit = base.unit();
+        println!(
+            "ρ*(ξ = {}) ≤ {} {unit}",
+            super::fmt_value(xi),
+            super::fmt_value(rho)
+        );
+        println!("best value found {} {unit}", super::fmt_value(lower));
         if let Some(a) = r.alpha {
             println!("maximising α = {}", super::fmt_param(a));
         }
@@ -212,10 +229,14 @@ pub fn run(args: &Args) -> Result<i32> {
                 slack: common.slack,
                 ..Default::default()
             };
-            let r = common
-                .neighbours()?
-                .check(common.kind.into(), *xi, *zcdp_rho, &opts)?;
-            print_check(&r, common.json);
+            let b = common.base.base;
+            let r = common.neighbours()?.check(
+                common.family.into(),
+                b.to_nats(*xi),
+                b.to_nats(*zcdp_rho),
+                &opts,
+            )?;
+            print_check(&r, common.json, b);
             Ok(if r.holds { 0 } else { 1 })
         }
         Cmd::Fit {
@@ -230,21 +251,15 @@ pub fn run(args: &Args) -> Result<i32> {
                 ..Default::default()
             };
             let nb = common.neighbours()?;
-            let family: Family = common.kind.into();
-            let r = nb.fit(family, *xi, &opts)?;
+            let family: Family = common.family.into();
+            let xi = common.base.base.to_nats(*xi);
+            let r = nb.fit(family, xi, &opts)?;
             if let Some(path) = plot {
-                draw(path, &nb, family, *xi, &r)?;
+                draw(path, &nb, family, xi, &r)?;
             }
-            print_fit(&r, *xi, common.json);
+            print_fit(&r, xi, common.json, common.base.base);
             Ok(0)
         }
-    }
-}
-
-fn plot_err(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Io {
-        path: path.display().to_string(),
-        reason: e.to_string(),
     }
 }
 
@@ -276,7 +291,7 @@ fn draw(path: &Path, nb: &Neighbours, family: Family, xi: f64, fit: &FitResult) 
         .fold(1e-12f64, f64::max)
         * 1.05;
     let root = SVGBackend::new(path, (720, 480)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| plot_err(path, e))?;
+    root.fill(&WHITE).map_err(|e| Error::io(path, e))?;
     let mut chart = ChartBuilder::on(&root)
         .caption(
             format!("{} D_α and ξ + ρα (ξ = {xi}, ρ = {rho:.6})", family.name()),
@@ -286,28 +301,28 @@ fn draw(path: &Path, nb: &Neighbours, family: Family, xi: f64, fit: &FitResult) 
         .x_label_area_size(36)
         .y_label_area_size(56)
         .build_cartesian_2d(1.0..amax, 0.0..ymax)
-        .map_err(|e| plot_err(path, e))?;
+        .map_err(|e| Error::io(path, e))?;
     chart
         .configure_mesh()
         .x_desc("α")
         .y_desc("divergence (nats)")
         .draw()
-        .map_err(|e| plot_err(path, e))?;
+        .map_err(|e| Error::io(path, e))?;
     chart
         .draw_series(LineSeries::new(pts, &BLUE))
-        .map_err(|e| plot_err(path, e))?
+        .map_err(|e| Error::io(path, e))?
         .label("D_α")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE));
     chart
         .draw_series(LineSeries::new(line, &RED))
-        .map_err(|e| plot_err(path, e))?
+        .map_err(|e| Error::io(path, e))?
         .label("ξ + ρα")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
     chart
         .configure_series_labels()
         .border_style(BLACK)
         .draw()
-        .map_err(|e| plot_err(path, e))?;
-    root.present().map_err(|e| plot_err(path, e))?;
+        .map_err(|e| Error::io(path, e))?;
+    root.present().map_err(|e| Error::io(path, e))?;
     Ok(())
 }

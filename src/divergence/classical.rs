@@ -9,35 +9,7 @@
 use super::renyi_mean;
 use crate::error::{Error, Result};
 
-/// Tolerance on `|Σ p − 1|` for a vector of length `n`: `1e-10 · √n`.
-pub fn probability_tolerance(n: usize) -> f64 {
-    1e-10 * (n.max(1) as f64).sqrt()
-}
-
-/// Validate a probability vector: non-empty, finite, non-negative, `|Σp − 1| ≤ 1e-10·√n`.
-pub fn check_probability(p: &[f64]) -> Result<()> {
-    if p.is_empty() {
-        return Err(Error::Empty("probability vector".into()));
-    }
-    if let Some((i, x)) = p.iter().enumerate().find(|(_, x)| !x.is_finite()) {
-        return Err(Error::NonFinite {
-            value: format!("{x}"),
-            position: format!("index {i}"),
-        });
-    }
-    if let Some((i, &x)) = p.iter().enumerate().find(|(_, x)| **x < 0.0) {
-        return Err(Error::NegativeProbability { index: i, value: x });
-    }
-    let s: f64 = p.iter().sum();
-    let tol = probability_tolerance(p.len());
-    if (s - 1.0).abs() > tol {
-        return Err(Error::TraceNotOne {
-            trace: s,
-            tolerance: tol,
-        });
-    }
-    Ok(())
-}
+pub use crate::state::validation::{check_probability, probability_tolerance};
 
 fn check_pair(p: &[f64], q: &[f64]) -> Result<()> {
     check_probability(p)?;

@@ -35,7 +35,8 @@ pub enum Family {
     /// Sandwiched (Müller-Lennert et al., Wilde–Winter–Yang 2014):
     /// `D̃_α = (1/(α−1)) ln Tr (σ^{(1−α)/2α} ρ σ^{(1−α)/2α})^α`, α ∈ (0, ∞]; data processing for α ≥ ½.
     Sandwiched,
-    /// Maximal / geometric (Matsumoto; Tomamichel 2015, Def. 4.? ; seed 000 Def. 20):
+    /// Maximal / geometric (Matsumoto 2018, "A new quantum version of f-divergence"; seed 000
+    /// Def. 20):
     /// `D̂_α = (1/(α−1)) ln Tr σ^{1/2} (σ^{−1/2} ρ σ^{−1/2})^α σ^{1/2}`, α ∈ (0, ∞]; data processing
     /// for α ∈ (0, 2].
     Maximal,
@@ -138,9 +139,13 @@ pub fn max_relative_entropy(rho: &DensityMatrix, sigma: &DensityMatrix) -> Resul
 pub fn trace_distance(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<f64> {
     Pair::new(rho, sigma)?.trace_distance()
 }
-/// Fidelity `F(ρ, σ) = (Tr |√ρ √σ|)²` (squared Uhlmann fidelity; `F = exp(−D̃_½)` for states).
+/// Root fidelity `F(ρ, σ) = ‖√ρ √σ‖₁ = Tr |√ρ √σ|` (Nielsen–Chuang; `F = exp(−D̃_½/2)` for states).
 pub fn fidelity(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<f64> {
     Pair::new(rho, sigma)?.fidelity()
+}
+/// Squared fidelity `F(ρ, σ)² = (Tr |√ρ √σ|)² = exp(−D̃_½(ρ‖σ))` for states.
+pub fn squared_fidelity(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<f64> {
+    Pair::new(rho, sigma)?.squared_fidelity()
 }
 
 /// The Rényi mean `R_α(w, L) = (1/(α−1)) ln Σ_i w_i e^{(α−1) L_i}` of values `L_i ∈ ℝ ∪ {+∞}`

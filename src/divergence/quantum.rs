@@ -478,10 +478,18 @@ impl<'a> Pair<'a> {
             .collect()
     }
 
-    /// Fidelity `F = (Tr √(σ^{1/2} ρ σ^{1/2}))²` (squared Uhlmann fidelity).
+    /// Root (Uhlmann) fidelity `F(ρ, σ) = ‖√ρ √σ‖₁ = Tr √(σ^{1/2} ρ σ^{1/2})`, the convention of
+    /// Nielsen–Chuang, QuTiP and toqito; `F ∈ [0, 1]` for states, `F = exp(−D̃_½(ρ‖σ)/2)`.
+    /// See [`Pair::squared_fidelity`] for `F²`. Cost: the sandwiched decomposition at α = ½.
     pub fn fidelity(&self) -> Result<f64> {
         let (_, nu, c) = self.sandwiched_view()?.parts(0.5)?;
-        Ok(c.exp() * nu.iter().map(|x| x.sqrt()).sum::<f64>().powi(2))
+        Ok((0.5 * c).exp() * nu.iter().map(|x| x.sqrt()).sum::<f64>())
+    }
+
+    /// Squared fidelity `F(ρ, σ)² = (Tr √(σ^{1/2} ρ σ^{1/2}))² = exp(−D̃_½(ρ‖σ))` (the convention
+    /// of Jozsa and of Wilde's textbook; qrenyi's `fidelity` before 0.2).
+    pub fn squared_fidelity(&self) -> Result<f64> {
+        Ok(self.fidelity()?.powi(2))
     }
 
     /// `D_α(ρ‖σ)` of `family` at order α (limits at α = 1 and α = ∞ included).
@@ -775,8 +783,10 @@ mod underflow_tests {
             );
         }
         let f = pair.fidelity().unwrap();
-        let exact = (0.15f64.sqrt() + 0.35f64.sqrt()).powi(2);
+        let exact = 0.15f64.sqrt() + 0.35f64.sqrt();
         assert!((f - exact).abs() < 1e-14);
+        let f2 = pair.squared_fidelity().unwrap();
+        assert!((f2 - exact * exact).abs() < 1e-14);
     }
 }
 

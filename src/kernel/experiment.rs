@@ -345,17 +345,10 @@ fn csv_line(out: &mut String, sc: &Scenario, fields: &[&dyn std::fmt::Display]) 
     let _ = writeln!(out, "{line}");
 }
 
-fn io_err(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Io {
-        path: path.display().to_string(),
-        reason: e.to_string(),
-    }
-}
-
 /// Write `runs.csv` (every estimate), `curves.csv` (means over runs), `figure1.svg`,
 /// `figure1.png` and `summary.md` into `dir` (created if missing). Returns the written paths.
 pub fn write_outputs(result: &ExperimentResult, dir: &Path) -> Result<Vec<std::path::PathBuf>> {
-    std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let cfg = &result.config;
     let mut runs =
         String::from("delta_sens,epsilon,delta,sigma,n,run,alpha,lambda,divergence,bandwidth\n");
@@ -387,20 +380,20 @@ pub fn write_outputs(result: &ExperimentResult, dir: &Path) -> Result<Vec<std::p
     .iter()
     .map(|f| dir.join(f))
     .collect();
-    std::fs::write(&paths[0], runs).map_err(|e| io_err(&paths[0], e))?;
-    std::fs::write(&paths[1], curves).map_err(|e| io_err(&paths[1], e))?;
+    std::fs::write(&paths[0], runs).map_err(|e| Error::io(&paths[0], e))?;
+    std::fs::write(&paths[1], curves).map_err(|e| Error::io(&paths[1], e))?;
     crate::io::register_plot_font()?;
     {
         let root = SVGBackend::new(&paths[2], (1200, 1000)).into_drawing_area();
-        draw_figure(result, &root).map_err(|e| io_err(&paths[2], e))?;
-        root.present().map_err(|e| io_err(&paths[2], e))?;
+        draw_figure(result, &root).map_err(|e| Error::io(&paths[2], e))?;
+        root.present().map_err(|e| Error::io(&paths[2], e))?;
     }
     {
         let root = BitMapBackend::new(&paths[3], (1200, 1000)).into_drawing_area();
-        draw_figure(result, &root).map_err(|e| io_err(&paths[3], e))?;
-        root.present().map_err(|e| io_err(&paths[3], e))?;
+        draw_figure(result, &root).map_err(|e| Error::io(&paths[3], e))?;
+        root.present().map_err(|e| Error::io(&paths[3], e))?;
     }
-    std::fs::write(&paths[4], summary(result)?).map_err(|e| io_err(&paths[4], e))?;
+    std::fs::write(&paths[4], summary(result)?).map_err(|e| Error::io(&paths[4], e))?;
     Ok(paths)
 }
 

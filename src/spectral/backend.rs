@@ -64,33 +64,23 @@ pub trait EigenSolver {
 }
 
 /// [`Backend::Auto`] uses nalgebra for a full complex decomposition (`eigh`) of dimension below
-/// this, LAPACK `zheevd` from here on. Measured with `cargo bench --bench spectral` (criterion, one
-/// BLAS thread, two short runs on this shared 2-core machine, nalgebra vs `zheevd`): d = 16: 29 vs
-/// 38 µs and 38 vs 51 µs; d = 24: 82 vs 104 µs and 120 vs 104 µs (a tie within the noise);
-/// d = 32: 173 vs 132 µs and 276 vs 218 µs.
+/// this, LAPACK `zheevd` from here on (the measured crossover: docs/PERFORMANCE.md, "Auto
+/// crossovers").
 pub const AUTO_NALGEBRA_BELOW: usize = 24;
 
 /// [`Backend::Auto`] uses nalgebra for complex eigenvalues only (`eigvalsh`) below this dimension,
-/// `zheevd` (jobz = 'N') from here on. Measured as [`AUTO_NALGEBRA_BELOW`] (nalgebra vs `zheevd`):
-/// d = 4: 1.40 vs 2.10 µs and 1.37 vs 2.28 µs; d = 8: 5.57 vs 5.53 µs and 16.1 vs 15.7 µs (ties);
-/// d = 12: 14.3 vs 10.8 µs and 42 vs 23 µs. (nalgebra has no capped values-only driver: it
-/// computes the vectors anyway, which is why LAPACK's `jobz = 'N'` wins so early.)
+/// `zheevd` (jobz = 'N') from here on (docs/PERFORMANCE.md, "Auto crossovers": nalgebra has no
+/// values-only driver, so LAPACK wins early).
 pub const AUTO_NALGEBRA_VALUES_BELOW: usize = 8;
 
 /// [`Backend::Auto`] uses nalgebra's Cholesky for [`EigenSolver::is_positive_definite`] below this
-/// dimension, LAPACK `zpotrf` from here on. Measured as [`AUTO_NALGEBRA_BELOW`] (nalgebra vs
-/// `zpotrf`, copies included): d = 4: 177 vs 222 ns and 189 vs 217 ns; d = 8: 585 vs 506 ns and
-/// 1.44 vs 0.96 µs; d = 16: 2.07 vs 1.53 µs.
+/// dimension, LAPACK `zpotrf` from here on (docs/PERFORMANCE.md, "Auto crossovers").
 pub const AUTO_NALGEBRA_CHOLESKY_BELOW: usize = 8;
 
 /// [`Backend::Auto`] uses faer for a full complex decomposition (`eigh`) from this dimension on
-/// (feature `faer`). Measured (faer 0.23 vs OpenBLAS 0.3.21 `zheevd`, same matrices, median of 9
-/// on a quiet machine; the criterion rows `spectral/d=N/eigh/faer` in docs/PERFORMANCE.md repeat
-/// it), one thread: d = 128: 2.98 vs 3.09 ms (a tie); d = 192: 7.7 vs 8.7 ms; d = 256: 15.3 vs
-/// 18.4 ms; d = 512: 89 vs 171 ms; two threads: d = 192: 6.4 vs 8.6 ms; d = 512: 65 vs 93 ms.
-/// Values only, `zheevd` is as fast or faster (d = 256: 8.7 vs 8.4 ms), so `eigvalsh` keeps
-/// LAPACK. faer's eigenvectors are as orthogonal as `zheevd`'s (`‖V†V − I‖_F` = 6e-14 at d = 256,
-/// 9e-14 at d = 512; test `full_decomposition_is_accurate_at_d300`).
+/// (feature `faer`); values only (`eigvalsh`) stays with LAPACK. The measured crossover and the
+/// orthogonality of faer's eigenvectors (test `full_decomposition_is_accurate_at_d300`):
+/// docs/PERFORMANCE.md, "Auto crossovers".
 pub const AUTO_FAER_FROM: usize = 192;
 
 /// Which eigensolver to use. `Backend::default()` is [`Backend::Auto`] when the `openblas`

@@ -217,15 +217,9 @@ impl Report {
 
 /// Serde helpers: f64 as a JSON number, ±∞ as `"inf"`/`"-inf"`, NaN as `"nan"`.
 mod inf_number {
-    use serde::{Deserialize, Deserializer, Serializer};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
     pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
-        if v.is_nan() {
-            s.serialize_str("nan")
-        } else if v.is_infinite() {
-            s.serialize_str(if *v > 0.0 { "inf" } else { "-inf" })
-        } else {
-            s.serialize_f64(*v + 0.0)
-        }
+        crate::io::json_number(*v).serialize(s)
     }
     #[derive(Deserialize)]
     #[serde(untagged)]
@@ -246,16 +240,8 @@ mod inf_number {
     }
 }
 
-fn json_num(v: f64) -> Value {
-    if v.is_infinite() {
-        json!(if v > 0.0 { "inf" } else { "-inf" })
-    } else {
-        json!(v)
-    }
-}
+use crate::io::json_number as json_num;
 
-/// A margin evaluation that must not be NaN (a NaN margin is a bug in the statement; it is
-/// reported as an error, never as a pass or a violation).
 /// The backend of the search and of the first evaluation, cross-checked against
 /// [`Backend::Nalgebra`]: LAPACK `zheevd` when built with `openblas` (explicitly, not
 /// `Backend::default()`, whose `Auto` policy would send small matrices to nalgebra too and make
@@ -266,6 +252,8 @@ const PRIMARY: Backend = if cfg!(feature = "openblas") {
     Backend::Nalgebra
 };
 
+/// A margin evaluation that must not be NaN (a NaN margin is a bug in the statement; it is
+/// reported as an error, never as a pass or a violation).
 fn eval(s: &dyn Statement, inst: &Instance, backend: Backend) -> Result<Margin> {
     let m = s.margin(inst, backend)?;
     if m.value.is_nan() || m.error.is_nan() {

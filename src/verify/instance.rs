@@ -430,15 +430,7 @@ impl Instance {
     }
 }
 
-fn crate_json_number(x: f64) -> Value {
-    if x == f64::INFINITY {
-        json!("inf")
-    } else if x == f64::NEG_INFINITY {
-        json!("-inf")
-    } else {
-        json!(x)
-    }
-}
+use crate::io::json_number as crate_json_number;
 
 #[cfg(test)]
 mod tests {

@@ -22,7 +22,7 @@ d <= 8) and every order alpha in ALPHAS:
 
 with D_a = ln(Q / Tr rho) / (a - 1); plus Umegaki D(rho||sigma), the
 Belavkin-Staszewski divergence, D_max, the hockey-stick divergences E_gamma,
-the trace distance and the squared Uhlmann fidelity.  For classical pairs of
+the trace distance, the root fidelity F = Tr|sqrt(rho) sqrt(sigma)| and F^2.  For classical pairs of
 vectors (p, q): Renyi D_a, KL, D_inf, total variation, hockey-stick and the
 delta-approximate max divergence (by brute force over all subsets).
 
@@ -58,8 +58,8 @@ Conventions (natural logarithms everywhere)
   1000 digits (assert |Q_eps - Q| / Tr rho < 1e-25; the observed error
   scales as eps^(1-alpha) as it should).
 * E_gamma = Tr(rho - gamma sigma)_+, trace distance = 1/2 sum |eig(rho - sigma)|
-  (raw stored matrices, no threshold); fidelity F = (Tr|sqrt(rho) sqrt(sigma)|)^2
-  computed from the thresholded matrices.  D_max = ln lambda_max(sigma^-1/2 rho
+  (raw stored matrices, no threshold); root fidelity F = Tr|sqrt(rho) sqrt(sigma)|
+  and squared fidelity F^2 computed from the thresholded matrices.  D_max = ln lambda_max(sigma^-1/2 rho
   sigma^-1/2), not normalised.
 * Values are computed at mp.dps = 80 (eps checks at 400/1000; Petz at large
   alpha automatically escalates the precision, up to ~1000 digits, when the
@@ -347,7 +347,8 @@ def compute_all(Arho, Asig, extra_checks=False):
     # fidelity (thresholded matrices)
     Fm = sandwich_gram(lam, C, mu, 1)
     fv = clip(heig(Fm)[0])
-    out["fidelity"] = mp.fsum(mp.sqrt(e) for e in fv if e > 0) ** 2
+    out["fidelity"] = mp.fsum(mp.sqrt(e) for e in fv if e > 0)
+    out["squared_fidelity"] = out["fidelity"] ** 2
 
     out["_aux"] = {"tr": tr, "nested": nested, "var": var, "leak": leak,
                    "sigma_full_rank": not ss.K, "rho_full_rank": not sr.K,
@@ -669,7 +670,7 @@ def build_cases(rng):
     add("zero_vs_plus_d2",
         "rho = |0><0|, sigma = |+><+| = [[.5,.5],[.5,.5]]. Petz a<1: ln2/(1-a); sandwiched a<1: "
         "a ln2/(1-a); maximal a<1: +inf although the states are not orthogonal (Q=0); a>1 +inf. "
-        "E_g = (1 - g + sqrt(1+g^2))/2, trace distance 1/sqrt2, fidelity 1/2.",
+        "E_g = (1 - g + sqrt(1+g^2))/2, trace distance 1/sqrt2, fidelity 1/sqrt2.",
         diag([1.0, 0.0]), [[0.5 + 0j, 0.5 + 0j], [0.5 + 0j, 0.5 + 0j]], tags=("ando",))
     add("orthogonal_pure_d4",
         "rho = |f0><f0|, sigma = |f1><f1| with f0 = (1,1,1,1)/2, f1 = (1,i,-1,-i)/2 (Fourier "
@@ -678,7 +679,7 @@ def build_cases(rng):
         pure([0.5, 0.5, 0.5, 0.5]), pure([0.5, 0.5j, -0.5, -0.5j]), tags=("ando", "orthogonal"))
     st = ginibre_state(rng, 3)
     add("identical_full_rank_d3",
-        "rho = sigma (generic full rank): every divergence 0, trace distance 0, fidelity (Tr rho)^2, "
+        "rho = sigma (generic full rank): every divergence 0, trace distance 0, fidelity Tr rho, "
         "E_g = (1-g)_+ Tr rho. Petz at a = 50 and 1000 is ill-conditioned here although its exact value is 0: a ~1e-16 "
         "rotation of the eigenvectors puts weight ~1e-32 on pairs (lambda_i of rho, lambda_j of "
         "sigma) with lambda_i > lambda_j, amplified by (lambda_i/lambda_j)^(a-1); hence sensitivity "
@@ -768,7 +769,7 @@ def flat(res):
             f[(fam, a)] = v
     for g, v in res["hockey_stick"].items():
         f[("hockey_stick", g)] = v
-    for k in ("umegaki", "bs", "dmax", "trace_distance", "fidelity"):
+    for k in ("umegaki", "bs", "dmax", "trace_distance", "fidelity", "squared_fidelity"):
         f[(k,)] = res[k]
     return f
 
@@ -811,8 +812,9 @@ def quantum_self_checks(case, res):
         for g in GAMMAS:
             assert close(res["hockey_stick"][g], c["hockey_stick"][g], tiny), name
         assert close(res["trace_distance"], c["total_variation"], tiny), name
-        fc = mp.fsum(mp.sqrt(mpf(x) * mpf(y)) for x, y in zip(p, q)) ** 2
+        fc = mp.fsum(mp.sqrt(mpf(x) * mpf(y)) for x, y in zip(p, q))
         assert close(res["fidelity"], fc, tiny), name
+        assert close(res["squared_fidelity"], fc ** 2, tiny), name
 
     for a in ALPHAS:
         am = mpf(a)
@@ -839,7 +841,7 @@ def quantum_self_checks(case, res):
         assert res["dmax"] - res["sandwiched"][1000.0] < mpf("0.05"), name
         assert res["dmax"] - res["maximal"][1000.0] < mpf("0.05"), name
     # D~_{1/2} = -ln F + 2 ln Tr rho
-    F = res["fidelity"]
+    F = res["squared_fidelity"]
     s12 = res["sandwiched"][0.5]
     if F < tiny:
         assert s12 == INF, name
@@ -877,6 +879,8 @@ def quantum_self_checks(case, res):
     if "identical" in tags:
         for k, v in flat(res).items():
             if k[0] == "fidelity":
+                assert abs(v - tr) < tiny, name
+            elif k[0] == "squared_fidelity":
                 assert abs(v - tr ** 2) < tiny, name
             elif k[0] == "hockey_stick":
                 assert abs(v - max(1 - mpf(k[1]), 0) * trr) < tiny, name
@@ -1003,6 +1007,7 @@ def main():
             "umegaki": entry(("umegaki",)), "bs": entry(("bs",)), "dmax": entry(("dmax",)),
             "hockey_stick": [entry(("hockey_stick", g), "gamma", g) for g in GAMMAS],
             "trace_distance": entry(("trace_distance",)), "fidelity": entry(("fidelity",)),
+            "squared_fidelity": entry(("squared_fidelity",)),
         })
         print(f"{case['name']:40s} {time.time() - tc:6.1f}s", file=sys.stderr)
 

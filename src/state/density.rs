@@ -1,0 +1,273 @@
+//! The [`DensityMatrix`] type: validated once, decomposed lazily.
+
+use super::operators::{check_isometry, dagger, kron};
+use super::validation::symmetrize_checked;
+use super::{Channel, Tolerance};
+use crate::error::{Error, Result};
+use crate::spectral::{Backend, Eigen, EigenSolver};
+use nalgebra::DMatrix;
+use ndarray::{Array1, Array2};
+use num_complex::Complex64;
+use std::sync::{Arc, OnceLock};
+
+/// A density matrix: Hermitian, positive semidefinite, unit trace, with its eigendecomposition
+/// `ρ = Σ λ_i |v_i⟩⟨v_i|` computed on first use and cached.
+///
+/// Cloning is cheap: the matrix and the (possibly not yet computed) decomposition are shared
+/// through an `Arc`, so a decomposition computed through one clone serves all of them.
+/// `Send + Sync`: the cache is a [`OnceLock`].
+#[derive(Clone, Debug)]
+pub struct DensityMatrix {
+    inner: Arc<Stored>,
+    backend: Backend,
+}
+
+/// The shared part of a [`DensityMatrix`].
+#[derive(Debug)]
+struct Stored {
+    mat: Array2<Complex64>,
+    eigen: OnceLock<Eigen>,
+}
+
+impl DensityMatrix {
+    /// Validate `a` with the default tolerance and backend. Cost: one Cholesky factorisation
+    /// (the decomposition is computed later, when a quantity needs it).
+    ///
+    /// Errors: [`Error::NotSquare`], [`Error::Empty`], [`Error::NonFinite`], [`Error::NotHermitian`],
+    /// [`Error::NotPositiveSemidefinite`] (smallest eigenvalue below `−tol`), [`Error::TraceNotOne`].
+    pub fn new(a: Array2<Complex64>) -> Result<Self> {
+        Self::with_options(a, Tolerance::default(), Backend::default())
+    }
+
+    /// Validate with an explicit tolerance and eigensolver backend.
+    ///
+    /// PSD check (docs/conventions.md, "Validation tolerance"): accept when the Cholesky
+    /// factorisation of `H + t·I` succeeds (`λ_min(H) ≥ −t` up to its `O(d·ε·‖H‖)` backward
+    /// error); otherwise compute the eigenvalues of `H` and reject when `λ_min < −t`.
+    pub fn with_options(
+        mut a: Array2<Complex64>,
+        tol: Tolerance,
+        backend: Backend,
+    ) -> Result<Self> {
+        let (d, t) = symmetrize_checked(&mut a, tol)?;
+        let h = a;
+        let trace: f64 = (0..d).map(|i| h[[i, i]].re).sum();
+        if (trace - 1.0).abs() > t {
+            return Err(Error::TraceNotOne {
+                trace,
+                tolerance: t,
+            });
+        }
+        if !backend.is_positive_definite(h.view(), t)? {
+            let min = backend
+                .eigvalsh(h.view())?
+                .iter()
+                .copied()
+                .fold(f64::INFINITY, f64::min);
+            if min < -t {
+                return Err(Error::NotPositiveSemidefinite {
+                    min_eigenvalue: min,
+                    tolerance: t,
+                });
+            }
+        }
+        Ok(DensityMatrix {
+            inner: Arc::new(Stored {
+                mat: h,
+                eigen: OnceLock::new(),
+            }),
+            backend,
+        })
+    }
+
+    /// From a real matrix (e.g. a float64 `.npy` file).
+    pub fn from_real(a: Array2<f64>) -> Result<Self> {
+        Self::new(a.mapv(|x| Complex64::new(x, 0.0)))
+    }
+
+    /// From a nalgebra matrix.
+    pub fn from_nalgebra(a: &DMatrix<Complex64>) -> Result<Self> {
+        Self::new(Array2::from_shape_fn((a.nrows(), a.ncols()), |(i, j)| {
+            a[(i, j)]
+        }))
+    }
+
+    /// The pure state `|ψ⟩⟨ψ|`; `ψ` must be finite with `‖ψ‖² = 1` within tolerance.
+    pub fn pure(psi: &[Complex64]) -> Result<Self> {
+        if psi.is_empty() {
+            return Err(Error::Empty("state vector".into()));
+        }
+        let psi = Array1::from(psi.to_vec());
+        let n = psi.len();
+        Self::new(Array2::from_shape_fn((n, n), |(i, j)| {
+            psi[i] * psi[j].conj()
+        }))
+    }
+
+    /// The classical (diagonal) state `diag(p)`; `p` must be a probability vector.
+    pub fn diagonal(p: &[f64]) -> Result<Self> {
+        super::validation::check_probability(p)?;
+        Self::new(Array2::from_diag(&Array1::from_iter(
+            p.iter().map(|&x| Complex64::new(x, 0.0)),
+        )))
+    }
+
+    /// The maximally mixed state `I/d`.
+    pub fn maximally_mixed(d: usize) -> Result<Self> {
+        if d == 0 {
+            return Err(Error::Empty("dimension 0".into()));
+        }
+        Self::diagonal(&vec![1.0 / d as f64; d])
+    }
+
+    /// The mixture `Σ_k w_k ρ_k` (`w` a probability vector, states of equal dimension).
+    pub fn mixture(weights: &[f64], states: &[DensityMatrix]) -> Result<Self> {
+        if weights.len() != states.len() {
+            return Err(Error::DimensionMismatch {
+                what: "mixture weights vs states".into(),
+                left: weights.len(),
+                right: states.len(),
+            });
+        }
+        super::validation::check_probability(weights)?;
+        let d = states
+            .first()
+            .ok_or_else(|| Error::Empty("mixture of no states".into()))?
+            .dim();
+        let mut acc = Array2::<Complex64>::zeros((d, d));
+        for (w, s) in weights.iter().zip(states) {
+            if s.dim() != d {
+                return Err(Error::DimensionMismatch {
+                    what: "mixture components".into(),
+                    left: d,
+                    right: s.dim(),
+                });
+            }
+            acc.scaled_add(Complex64::new(*w, 0.0), s.matrix());
+        }
+        Self::new(acc)
+    }
+
+    /// The same state with another backend (re-validated with the default tolerance; decomposed
+    /// with `backend` when first needed).
+    pub fn with_backend(&self, backend: Backend) -> Result<Self> {
+        Self::with_options(self.inner.mat.clone(), Tolerance::default(), backend)
+    }
+
+    /// Dimension `d`.
+    pub fn dim(&self) -> usize {
+        self.inner.mat.nrows()
+    }
+    /// The (exactly Hermitian) matrix.
+    pub fn matrix(&self) -> &Array2<Complex64> {
+        &self.inner.mat
+    }
+    /// The eigendecomposition, computed with [`DensityMatrix::backend`] on the first call and
+    /// cached (shared by clones). Errors: [`Error::Eigensolver`] when the solver fails (the failure
+    /// is not cached; a later call tries again).
+    pub fn eigen(&self) -> Result<&Eigen> {
+        let cache = &self.inner.eigen;
+        if let Some(e) = cache.get() {
+            return Ok(e);
+        }
+        let e = Eigen::compute(self.inner.mat.view(), self.backend)?;
+        // another thread may have won the race with an identical decomposition: either is fine
+        Ok(cache.get_or_init(|| e))
+    }
+    /// Whether the eigendecomposition has been computed already (no computation).
+    pub fn is_decomposed(&self) -> bool {
+        self.inner.eigen.get().is_some()
+    }
+    /// The backend that computes the decomposition (used for every further solve on this state).
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+    /// The matrix as a nalgebra `DMatrix`.
+    pub fn to_nalgebra(&self) -> DMatrix<Complex64> {
+        DMatrix::from_fn(self.dim(), self.dim(), |i, j| self.inner.mat[[i, j]])
+    }
+    /// Rank (eigenvalues above the zero threshold); needs the decomposition.
+    pub fn rank(&self) -> Result<usize> {
+        Ok(self.eigen()?.rank())
+    }
+    /// Purity `Tr ρ² = Σ_ij |ρ_ij|²` (Frobenius norm squared; no decomposition).
+    pub fn purity(&self) -> f64 {
+        self.inner.mat.iter().map(|z| z.norm_sqr()).sum()
+    }
+    /// Von Neumann entropy `−Tr ρ ln ρ` (nats); needs the decomposition.
+    pub fn entropy(&self) -> Result<f64> {
+        let e = self.eigen()?;
+        Ok(-(0..self.dim())
+            .map(|i| e.clamped(i))
+            .filter(|&l| l > 0.0)
+            .map(|l| l * l.ln())
+            .sum::<f64>())
+    }
+
+    /// Tensor product `ρ ⊗ σ` (Kronecker product, `ρ`'s index major).
+    pub fn tensor(&self, other: &DensityMatrix) -> Result<DensityMatrix> {
+        Self::new(kron(&self.matrix().view(), &other.matrix().view()))
+    }
+
+    /// Partial trace: `dims` are the subsystem dimensions (product = `d`, first subsystem most
+    /// significant, as in [`DensityMatrix::tensor`]); the subsystems listed in `traced` are traced out.
+    pub fn partial_trace(&self, dims: &[usize], traced: &[usize]) -> Result<DensityMatrix> {
+        let total: usize = dims.iter().product();
+        if total != self.dim() || dims.is_empty() {
+            return Err(Error::DimensionMismatch {
+                what: "product of subsystem dimensions vs matrix dimension".into(),
+                left: total,
+                right: self.dim(),
+            });
+        }
+        if let Some(&k) = traced.iter().find(|&&k| k >= dims.len()) {
+            return Err(Error::invalid(
+                "traced subsystem",
+                k as f64,
+                format!("only {} subsystems", dims.len()),
+            ));
+        }
+        let kept: Vec<usize> = (0..dims.len()).filter(|k| !traced.contains(k)).collect();
+        let gone: Vec<usize> = (0..dims.len()).filter(|k| traced.contains(k)).collect();
+        let dk: usize = kept.iter().map(|&k| dims[k]).product();
+        let dt: usize = gone.iter().map(|&k| dims[k]).product();
+        // flat index of the full system from (kept multi-index a, traced multi-index t)
+        let flat = |a: usize, t: usize| -> usize {
+            let mut digits = vec![0usize; dims.len()];
+            let (mut a, mut t) = (a, t);
+            for &k in kept.iter().rev() {
+                digits[k] = a % dims[k];
+                a /= dims[k];
+            }
+            for &k in gone.iter().rev() {
+                digits[k] = t % dims[k];
+                t /= dims[k];
+            }
+            digits.iter().zip(dims).fold(0, |acc, (&x, &n)| acc * n + x)
+        };
+        let out = Array2::from_shape_fn((dk, dk), |(a, b)| {
+            (0..dt)
+                .map(|t| self.inner.mat[[flat(a, t), flat(b, t)]])
+                .sum()
+        });
+        Self::new(out)
+    }
+
+    /// Unitary conjugation `U ρ U†`; `U` must be unitary within tolerance.
+    pub fn conjugate(&self, u: &Array2<Complex64>) -> Result<DensityMatrix> {
+        check_isometry(&u.view(), self.dim())?;
+        Self::new(u.dot(self.matrix()).dot(&dagger(&u.view())))
+    }
+
+    /// Apply a channel, `Φ(ρ) = Σ_k K_k ρ K_k†`.
+    pub fn apply(&self, channel: &Channel) -> Result<DensityMatrix> {
+        if channel.input_dim() != self.dim() {
+            return Err(Error::DimensionMismatch {
+                what: "channel input vs state".into(),
+                left: channel.input_dim(),
+                right: self.dim(),
+            });
+        }
+        Self::new(channel.apply_matrix(self.matrix()))
+    }
+}

@@ -16,7 +16,14 @@ fn main() -> qrenyi::Result<()> {
     let pairs: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1000);
     let seed: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(1);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let ranges = [(1e-3, 0.1), (0.1, 0.5), (0.5, 0.999), (0.999, 1.001), (1.001, 2.0), (2.0, 1e6)];
+    let ranges = [
+        (1e-3, 0.1),
+        (0.1, 0.5),
+        (0.5, 0.999),
+        (0.999, 1.001),
+        (1.001, 2.0),
+        (2.0, 1e6),
+    ];
     let names = ["Petz", "sandwiched", "maximal"];
     // [family][range] -> (worst abs error, worst ratio to bound, worst err/(ε(1+|D|)), count)
     let mut stats = vec![vec![(0.0f64, 0.0f64, 0.0f64, 0usize); ranges.len() + 2]; 3];
@@ -73,7 +80,10 @@ fn main() -> qrenyi::Result<()> {
                 i if i == ranges.len() => "1".to_string(),
                 _ => "∞".to_string(),
             };
-            println!("| {name} | {range} | {} | {:.2e} | {:.3} | {:.1} |", st.3, st.0, st.1, st.2);
+            println!(
+                "| {name} | {range} | {} | {:.2e} | {:.3} | {:.1} |",
+                st.3, st.0, st.1, st.2
+            );
         }
     }
     println!("\nworst relative to the bound: {worst_case}");

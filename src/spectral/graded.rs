@@ -227,8 +227,8 @@ mod tests {
         let sp = graded_psd_eigen(c.view(), &lm, 0.0, 2, true).unwrap();
         let mut nu: Vec<f64> = sp.ln_values(&lm, 0.0).iter().map(|x| x.exp()).collect();
         nu.sort_by(f64::total_cmp);
-        let (tr, det) = (1.0, 0.24 - 0.0125);
-        let disc = ((tr * tr - 4.0 * det) as f64).sqrt();
+        let (tr, det): (f64, f64) = (1.0, 0.24 - 0.0125);
+        let disc = (tr * tr - 4.0 * det).sqrt();
         assert!((nu[0] - (tr - disc) / 2.0).abs() < 1e-15);
         assert!((nu[1] - (tr + disc) / 2.0).abs() < 1e-15);
         // p = 1e6: ν_1 = 0.7^{2e6}·0.4, ν_2 = 0.3^{2e6}·(0.6 − 0.0125/0.4) (to relative 1e-300)

@@ -154,11 +154,12 @@ pub fn jacobi_eigh(a: &HMatrix) -> (Vec<Hp>, HMatrix) {
                     row[q] = xp.scale(&s).add(&eq.scale(&c));
                 }
                 // rows: p ← c p − s ē q,  q ← s p + c ē q   (J†)
-                for k in 0..n {
-                    let (yp, yq) = (a[p][k].clone(), a[q][k].clone());
-                    let eq = ec.mul(&yq);
-                    a[p][k] = yp.scale(&c).sub(&eq.scale(&s));
-                    a[q][k] = yp.scale(&s).add(&eq.scale(&c));
+                let (lo, hi) = a.split_at_mut(q);
+                for (yp, yq) in lo[p].iter_mut().zip(hi[0].iter_mut()) {
+                    let eq = ec.mul(yq);
+                    let np = yp.scale(&c).sub(&eq.scale(&s));
+                    *yq = yp.scale(&s).add(&eq.scale(&c));
+                    *yp = np;
                 }
                 a[p][q] = Hc::zero();
                 a[q][p] = Hc::zero();

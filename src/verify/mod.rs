@@ -287,6 +287,13 @@ impl Statement for Builtin {
         (self.margin)(instance, backend)
     }
     fn margin_high_precision(&self, instance: &Instance) -> Option<Result<f64>> {
+        // the 256-bit Jacobi costs O(sweeps·d³) big-float operations per decomposition
+        let large = instance.items().iter().any(|(_, it)| {
+            matches!(it, Item::State { matrix, .. } if matrix.nrows() > real_quantum::HP_MAX_DIM)
+        });
+        if large {
+            return None;
+        }
         self.high_precision.map(|f| f(instance))
     }
 }

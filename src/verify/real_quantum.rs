@@ -33,6 +33,10 @@ fn tol2() -> Hp {
     t.clone() * t
 }
 
+/// Largest state dimension the engine re-evaluates in 256 bits (a 16 × 16 decomposition takes
+/// ~0.2 s; larger instances are confirmed by the two `f64` backends only).
+pub const HP_MAX_DIM: usize = 16;
+
 /// Sweep cap (convergence is quadratic; rank-deficient inputs stop here).
 const MAX_SWEEPS: usize = 40;
 

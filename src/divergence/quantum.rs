@@ -347,8 +347,14 @@ impl<'a> Pair<'a> {
         };
         let ln_mu: Vec<f64> = s.iter().map(|&j| es.clamped(j).ln()).collect();
         // eigenpairs (t_k, v_k) of T, ascending t, with a flag "kept regardless of the threshold"
+        // ρ_ac of a leaking ρ is a difference of O(1) terms: pivots below ρ's zero threshold are noise
+        let mass_floor = if b.supported {
+            0.0
+        } else {
+            zero_threshold(self.rho.dim(), self.rho.eigen()?.max_value())
+        };
         let (tv, vecs): (Vec<f64>, Array2<Complex64>) = if graded {
-            let g = graded_psd_eigen(c.view(), &ln_mu, -0.5, rank_ac, true)?;
+            let g = graded_psd_eigen(c.view(), &ln_mu, -0.5, rank_ac, mass_floor, true)?;
             let t = g.ln_values(&ln_mu, -0.5).iter().map(|l| l.exp()).collect();
             (t, g.vectors.unwrap_or_else(|| Array2::zeros((n, 0))))
         } else {
@@ -670,16 +676,26 @@ impl SandwichedView<'_> {
             .map(|&x| (x + delta).powf(two_a) - (x - delta).max(0.0).powf(two_a))
             .sum::<f64>()
             + rank.min(n).saturating_sub(kept.len()) as f64 * delta.powf(two_a);
-        if total > 0.0 && spread / total / (1.0 - alpha) <= FAST_BELOW_ONE_TOLERANCE {
+        // ρ leaking with nothing above the zero threshold: ρ ⊥ σ, an exact zero spectrum
+        let orthogonal = kept.is_empty() && !b.supported;
+        if orthogonal || (total > 0.0 && spread / total / (1.0 - alpha) <= FAST_BELOW_ONE_TOLERANCE)
+        {
             return Ok(Spectrum::Scaled(kept.iter().map(|x| x * x).collect()));
         }
         let c = self.rho_in_basis.select(Axis(0), s).select(Axis(1), s);
         let gamma = (1.0 - alpha) / alpha;
+        // when ρ leaks, its compression to supp σ carries rounding noise of size ~ε λ_max(ρ)
+        let floor = if b.supported {
+            0.0
+        } else {
+            zero_threshold(n, er.max_value())
+        };
         Ok(Spectrum::Graded(graded_psd_eigen(
             c.view(),
             &self.ln_mu()?,
             0.5 * gamma,
             rank,
+            floor,
             false,
         )?))
     }

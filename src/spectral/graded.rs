@@ -64,12 +64,14 @@ fn scaled(p: f64, x: f64) -> f64 {
 /// Eigenvalues (and optionally eigenvectors) of `H = D C D`, `D = diag(e^{p ln μ_j})`, for `C`
 /// Hermitian PSD (`n × n`) of rank at most `rank`, to relative accuracy `O(n ε κ(Ĉ))` (module
 /// docs). `ln_mu` has `n` finite entries; `p` may be any real number including ±∞ (the grading
-/// is then lexicographic). Eigenvalues that are exact zeros of the factorisation are omitted.
+/// is then lexicographic). Schur-complement pivots of `C` at or below `max(floor, n ε max_j C_jj)`
+/// count as zero (the rank is exhausted); such eigenvalues are omitted.
 pub fn graded_psd_eigen(
     c: ArrayView2<Complex64>,
     ln_mu: &[f64],
     p: f64,
     rank: usize,
+    floor: f64,
     vectors: bool,
 ) -> Result<GradedSpectrum> {
     let n = c.nrows();
@@ -84,7 +86,7 @@ pub fn graded_psd_eigen(
     let mut lc: Vec<Vec<Complex64>> = Vec::with_capacity(rank.min(n));
     let cmax = (0..n).map(|j| c[[j, j]].re).fold(0.0, f64::max);
     // Schur diagonals at or below rounding of C are zeros (rank exhausted)
-    let floor = n as f64 * EPS * cmax;
+    let floor = floor.max(n as f64 * EPS * cmax);
     while piv.len() < rank.min(n) {
         let mut best: Option<usize> = None;
         for j in (0..n).filter(|&j| !done[j] && s[[j, j]].re > floor) {
@@ -224,7 +226,7 @@ mod tests {
             [Complex64::new(0.1, -0.05), Complex64::new(0.4, 0.0)],
         ]);
         let lm = [0.3f64.ln(), 0.7f64.ln()];
-        let sp = graded_psd_eigen(c.view(), &lm, 0.0, 2, true).unwrap();
+        let sp = graded_psd_eigen(c.view(), &lm, 0.0, 2, 0.0, true).unwrap();
         let mut nu: Vec<f64> = sp.ln_values(&lm, 0.0).iter().map(|x| x.exp()).collect();
         nu.sort_by(f64::total_cmp);
         let (tr, det): (f64, f64) = (1.0, 0.24 - 0.0125);
@@ -233,7 +235,7 @@ mod tests {
         assert!((nu[1] - (tr + disc) / 2.0).abs() < 1e-15);
         // p = 1e6: ν_1 = 0.7^{2e6}·0.4, ν_2 = 0.3^{2e6}·(0.6 − 0.0125/0.4) (to relative 1e-300)
         let p = 1e6;
-        let sp = graded_psd_eigen(c.view(), &lm, p, 2, false).unwrap();
+        let sp = graded_psd_eigen(c.view(), &lm, p, 2, 0.0, false).unwrap();
         let mut ln = sp.ln_values(&lm, p);
         ln.sort_by(f64::total_cmp);
         let want = [

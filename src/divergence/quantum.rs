@@ -423,10 +423,10 @@ impl<'a> Pair<'a> {
     }
 
     /// Maximal `D̂_α`: for α < 1 the fast reduction when its a-posteriori bound
-    /// ([`MaximalReduction::error_bound`]) is at most [`FAST_BELOW_ONE_TOLERANCE`], else the graded one.
+    /// ([`MaximalReduction::error_bound`]) is at most [`fast_below_one_tolerance`], else the graded one.
     fn maximal(&self, alpha: f64) -> Result<f64> {
         let fast = self.maximal_reduction()?;
-        if alpha < 1.0 && fast.error_bound(alpha) > FAST_BELOW_ONE_TOLERANCE {
+        if alpha < 1.0 && fast.error_bound(alpha) > fast_below_one_tolerance(self.rho.dim()) {
             return Ok(renyi_mean(&self.maximal_reduction_graded()?.terms, alpha));
         }
         Ok(renyi_mean(&fast.terms, alpha))
@@ -643,7 +643,7 @@ impl SandwichedView<'_> {
     /// singular values of `B = D^{γ/2} W Λ^{1/2}` (one values-only SVD, absolute accuracy
     /// `δ = n ε ‖B‖`); the result is kept when the a-posteriori bound
     /// `E = Σ_k [(s_k+δ)^{2α} − (s_k−δ)_+^{2α}] / Σ_k s_k^{2α}` (plus `δ^{2α}` for each unresolved
-    /// rank) gives `E/(1−α) ≤ FAST_BELOW_ONE_TOLERANCE` in `D̃_α`. Otherwise (small α, strongly
+    /// rank) gives `E/(1−α) ≤ fast_below_one_tolerance(n)` in `D̃_α`. Otherwise (small α, strongly
     /// graded σ, tiny eigenvalues of ρ) the graded Jacobi method
     /// ([`crate::spectral::graded_psd_eigen`]) computes `ν` to relative accuracy from
     /// `ρ'_ss` and `ln μ` without forming `D^{γ/2}`.
@@ -678,7 +678,8 @@ impl SandwichedView<'_> {
             + rank.min(n).saturating_sub(kept.len()) as f64 * delta.powf(two_a);
         // ρ leaking with nothing above the zero threshold: ρ ⊥ σ, an exact zero spectrum
         let orthogonal = kept.is_empty() && !b.supported;
-        if orthogonal || (total > 0.0 && spread / total / (1.0 - alpha) <= FAST_BELOW_ONE_TOLERANCE)
+        if orthogonal
+            || (total > 0.0 && spread / total / (1.0 - alpha) <= fast_below_one_tolerance(n))
         {
             return Ok(Spectrum::Scaled(kept.iter().map(|x| x * x).collect()));
         }
@@ -763,8 +764,11 @@ enum Spectrum {
 }
 
 /// Largest a-posteriori error bound on `D̃_α`, α < 1, for which the one-SVD fast path is used
-/// (`SandwichedView::below_one`); `2⁻⁴⁴ ≈ 5.7·10⁻¹⁴`.
-const FAST_BELOW_ONE_TOLERANCE: f64 = 5.684_341_886_080_802e-14;
+/// (`SandwichedView::below_one`, `Pair::maximal`): `32 n ε`, half of the algorithmic part
+/// `64 d ε (1 + |D|)` of the documented bound (`divergence::accuracy`).
+fn fast_below_one_tolerance(n: usize) -> f64 {
+    32.0 * n as f64 * EPS
+}
 
 /// Hockey-stick divergence `E_γ(ρ‖σ) = Tr(ρ − γσ)_+` of two states.
 pub fn hockey_stick(rho: &DensityMatrix, sigma: &DensityMatrix, gamma: f64) -> Result<f64> {

@@ -175,17 +175,22 @@ pub fn graded_psd_eigen(
                 let t = kappa * tau;
                 let cs = 1.0 / (1.0 + t * t).sqrt();
                 let sn = cs * t;
-                let (ua, ub) = (u[a].clone(), u[b].clone());
+                let (lo, hi) = u.split_at_mut(a.max(b));
+                let (ua, ub) = if a < b {
+                    (&mut lo[a], &mut hi[0])
+                } else {
+                    (&mut hi[0], &mut lo[b])
+                };
                 let mut na = 0.0;
                 let mut nb = 0.0;
-                for i in 0..n {
-                    let vt = ub[i] * phase;
-                    let pa = ua[i] * cs - vt * (sn * kappa);
-                    let pb = (ua[i] * tau + vt) * cs;
-                    na += pa.norm_sqr();
-                    nb += pb.norm_sqr();
-                    u[a][i] = pa;
-                    u[b][i] = pb;
+                for (pa, pb) in ua.iter_mut().zip(ub.iter_mut()) {
+                    let vt = *pb * phase;
+                    let xa = *pa * cs - vt * (sn * kappa);
+                    let xb = (*pa * tau + vt) * cs;
+                    na += xa.norm_sqr();
+                    nb += xb.norm_sqr();
+                    *pa = xa;
+                    *pb = xb;
                 }
                 for (col, nrm) in [(a, na.sqrt()), (b, nb.sqrt())] {
                     off[col] += nrm.ln();

@@ -17,6 +17,9 @@
 //! * **Sandwiched** — in σ's eigenbasis `ρ' = V†ρV` (cached, two zgemms),
 //!   `A_α = D^{γ/2} ρ'_ss D^{γ/2}` with `γ = (1−α)/α`, `D = diag(μ_s)`, then one values-only
 //!   eigensolve per α: `Q = Σ ν_k^α`, evaluated as two Rényi means so that α → 1 is stable.
+//!   For α < 1 the small `ν_k` are needed to relative accuracy: one SVD when its a-posteriori bound
+//!   allows, else the graded Jacobi method (`spectral::graded_psd_eigen`); below α = ½ in split
+//!   logarithmic form (no `μ^γ` is formed, so α down to 10⁻³⁰⁰ works). Maximal α < 1 likewise.
 
 use super::petz::PetzFactors;
 use super::{renyi_mean, Family};

@@ -168,6 +168,39 @@ mod tests {
     }
 
     #[test]
+    fn overlapping_single_thread_sections_restore_the_count_once() {
+        // T1 enters, T2 enters (sees one thread), T1 leaves, T2 leaves: saving and restoring per
+        // call left BLAS at T2's saved "1"; the shared pin restores the count when the last
+        // section ends.
+        use crate::spectral::{set_blas_threads, with_single_blas_thread};
+        use std::sync::Barrier;
+        let _serial = blas_lock();
+        let before = blas_threads();
+        set_blas_threads(2);
+        let start = blas_threads();
+        let (b1, b2, b3) = (Barrier::new(2), Barrier::new(2), Barrier::new(2));
+        std::thread::scope(|sc| {
+            sc.spawn(|| {
+                with_single_blas_thread(|| {
+                    b1.wait();
+                    b2.wait();
+                });
+                b3.wait();
+            });
+            sc.spawn(|| {
+                b1.wait();
+                with_single_blas_thread(|| {
+                    b2.wait();
+                    b3.wait();
+                    assert_eq!(blas_threads(), 1);
+                });
+            });
+        });
+        assert_eq!(blas_threads(), start);
+        set_blas_threads(before);
+    }
+
+    #[test]
     fn batch_states_validates_each_matrix() {
         let _serial = blas_lock();
         let good = random_pairs(4, 2)

@@ -201,24 +201,59 @@ pub fn set_blas_threads(n: usize) {
 /// Run `f` with OpenBLAS pinned to one thread, restoring the previous count afterwards: the
 /// wrapper for a rayon-parallel section (thread policy: never rayon and BLAS threads together).
 ///
-/// The count is process-wide; calls from several threads at once can leave BLAS multi-threaded
-/// inside another caller's section, which costs speed (oversubscription), never correctness.
+/// The count is process-wide, so overlapping sections (several threads of a host program, e.g.
+/// Python threads calling the bindings) share one reference-counted pin: the first section in
+/// saves the count and sets one thread, the last one out restores it (also when `f` panics).
+/// Without the counting, two overlapping sections could restore in the wrong order and leave BLAS
+/// at one thread for good — which changes the summation order of later large products, so later
+/// results would differ from a fresh process's in the last bits.
 ///
-/// faer (the `faer` feature) is switched to sequential for the same section.
+/// faer (the `faer` feature) is switched to sequential for the same sections.
 pub fn with_single_blas_thread<R>(f: impl FnOnce() -> R) -> R {
-    let saved = blas_threads();
-    set_blas_threads(1);
-    #[cfg(feature = "faer")]
-    let saved_faer = {
-        let p = faer::get_global_parallelism();
-        faer::set_global_parallelism(faer::Par::Seq);
-        p
-    };
-    let out = f();
-    #[cfg(feature = "faer")]
-    faer::set_global_parallelism(saved_faer);
-    set_blas_threads(saved);
-    out
+    let _pin = SingleBlasPin::enter();
+    f()
+}
+
+/// The shared pin of [`with_single_blas_thread`]: (open sections, saved BLAS count, saved faer
+/// parallelism).
+#[cfg(feature = "faer")]
+type SavedPar = Option<faer::Par>;
+#[cfg(not(feature = "faer"))]
+type SavedPar = Option<()>;
+static SINGLE_BLAS: std::sync::Mutex<(usize, usize, SavedPar)> =
+    std::sync::Mutex::new((0, 0, None));
+
+struct SingleBlasPin;
+
+impl SingleBlasPin {
+    fn enter() -> Self {
+        let mut g = SINGLE_BLAS.lock().unwrap_or_else(|p| p.into_inner());
+        if g.0 == 0 {
+            g.1 = blas_threads();
+            set_blas_threads(1);
+            #[cfg(feature = "faer")]
+            {
+                g.2 = Some(faer::get_global_parallelism());
+                faer::set_global_parallelism(faer::Par::Seq);
+            }
+        }
+        g.0 += 1;
+        SingleBlasPin
+    }
+}
+
+impl Drop for SingleBlasPin {
+    fn drop(&mut self) {
+        let mut g = SINGLE_BLAS.lock().unwrap_or_else(|p| p.into_inner());
+        g.0 -= 1;
+        if g.0 == 0 {
+            #[cfg(feature = "faer")]
+            if let Some(p) = g.2.take() {
+                faer::set_global_parallelism(p);
+            }
+            set_blas_threads(g.1);
+        }
+    }
 }
 
 /// Number of BLAS threads currently in use (1 without the `openblas` feature).

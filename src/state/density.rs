@@ -49,6 +49,7 @@ impl DensityMatrix {
         tol: Tolerance,
         backend: Backend,
     ) -> Result<Self> {
+        tol.check()?;
         let (d, t) = symmetrize_checked(&mut a, tol)?;
         let h = a;
         let trace: f64 = (0..d).map(|i| h[[i, i]].re).sum();
@@ -268,6 +269,6 @@ impl DensityMatrix {
                 right: self.dim(),
             });
         }
-        Self::new(channel.apply_matrix(self.matrix()))
+        Self::new(channel.apply_matrix(self.matrix())?)
     }
 }

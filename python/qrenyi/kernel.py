@@ -1,0 +1,63 @@
+"""Kernel Rényi divergence of two samples and the privacy audit (``qrenyi kernel-divergence``,
+``qrenyi audit``).
+
+The samples are ``n × d`` arrays (a 1-D array is ``n`` one-dimensional samples). Results are
+:class:`qrenyi.privacy.Result` objects with the CLI's ``--json`` keys.
+
+>>> import numpy as np
+>>> from qrenyi import kernel
+>>> rng = np.random.default_rng(0)
+>>> x, y = rng.normal(size=(200, 2)), rng.normal(size=(200, 2)) + 0.5
+>>> r = kernel.divergence(x, y, alpha=2.0, lam=1e-3)
+>>> r.value > 0, r.kernel, r.n
+(True, 'rbf', 200)
+"""
+from . import _qrenyi
+from ._result import Result
+
+__all__ = ["divergence", "audit", "dp_lambda"]
+
+
+def divergence(x, y, alpha, lam, *, bandwidth="median", kernel="rbf", base="e"):
+    """D̃_α(Σ̂_P ‖ Σ̂_Q + λI) of the samples ``x`` ~ P and ``y`` ~ Q.
+
+    ``bandwidth``: a positive number or ``"median"`` (median distance between the samples);
+    ``kernel``: rbf = exp(−‖x−y‖²/b²), laplace = exp(−‖x−y‖/b), imq = (1 + ‖x−y‖²/b²)^(−1/2).
+    ``base``: logarithm base of the value ("e", "2", "10"). The result has value, base,
+    bandwidth, kernel, alpha, lambda, n, m.
+    """
+    return Result(_qrenyi.kernel_divergence(
+        x, y, alpha, lam, bandwidth=None if bandwidth == "median" else bandwidth, kernel=kernel,
+        base=base))
+
+
+def audit(x, y, alpha, lam, *, epsilon=None, delta=None, rdp_tau=None, tau=None,
+          bandwidth="median", pilot=None, kernel="rbf", level=0.05, method="finite-sample",
+          replicates=200, fraction=0.5, seed=0):
+    """Test a privacy claim from samples ``x`` of M(D) and ``y`` of M(D') (``qrenyi audit``).
+
+    Null hypothesis — exactly one of: ``epsilon`` and ``delta`` ((ε,δ)-DP), ``rdp_tau`` (RDP at
+    order α), ``tau`` (kernel RDP). ``lam``: λ, or ``"auto"`` with the (ε,δ)-DP hypothesis.
+    ``pilot``: a pair of independent samples for the median bandwidth. ``method``:
+    finite-sample (default), subsample or bootstrap (``replicates``, ``fraction``, ``seed``).
+    The result has divergence, threshold, violation, tau, hypothesis, method, n, m,
+    finite_sample, interval, assumptions, … (the CLI's ``--json`` keys).
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(1)
+    >>> x, y = rng.normal(size=(300, 1)), rng.normal(size=(300, 1)) + 0.1
+    >>> audit(x, y, 2.0, "auto", epsilon=1.0, delta=1e-5).violation
+    False
+    """
+    return Result(
+        _qrenyi.kernel_audit(
+            x, y, alpha, lam, epsilon=epsilon, delta=delta, rdp_tau=rdp_tau, tau=tau,
+            bandwidth=None if bandwidth == "median" else bandwidth, pilot=pilot, kernel=kernel,
+            level=level, method=method, replicates=replicates, fraction=fraction, seed=seed,
+        )
+    )
+
+
+def dp_lambda(epsilon, delta):
+    """The regularisation λ that ``lam="auto"`` uses under the (ε,δ)-DP hypothesis."""
+    return _qrenyi.dp_lambda(epsilon, delta)

@@ -1,0 +1,253 @@
+//! Python inputs → core types: matrices and stacks of matrices from numpy arrays (any real or
+//! complex float dtype), nested lists, objects with a `.full()` method (QuTiP `Qobj`) and
+//! already validated `qrenyi.State` objects; numeric parameters from scalars and sequences.
+
+use crate::divergence::PyState;
+use crate::parse_error;
+use ndarray::{Array2, Axis, Ix2};
+use num_complex::Complex64;
+use numpy::{PyArrayDyn, PyArrayMethods};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyFloat, PyInt};
+use qrenyi::state::DensityMatrix;
+
+/// One operand of a divergence: a matrix, a stack of matrices, or a validated state.
+pub enum Operand {
+    /// A `d × d` matrix (not yet validated).
+    Matrix(Array2<Complex64>),
+    /// An `n × d × d` stack.
+    Stack(Vec<Array2<Complex64>>),
+    /// A `qrenyi.State` (validated; its decomposition cache is reused).
+    State(DensityMatrix),
+}
+
+fn numpy_attr<'py>(
+    py: Python<'py>,
+    cell: &'static PyOnceLock<Py<PyAny>>,
+    name: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    cell.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+        Ok(py.import("numpy")?.getattr(name)?.unbind())
+    })
+    .map(|f| f.bind(py).clone())
+}
+
+/// `numpy.asarray(obj, dtype)` for `dtype` "complex128" or "float64", with numpy's own error
+/// turned into a `QrenyiError` naming `what`.
+fn asarray<'py>(what: &str, obj: &Bound<'py, PyAny>, dtype: &str) -> PyResult<Bound<'py, PyAny>> {
+    static ASARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let py = obj.py();
+    let f = numpy_attr(py, &ASARRAY, "asarray")?;
+    let kwargs = pyo3::types::PyDict::new(py);
+    kwargs.set_item("dtype", dtype)?;
+    f.call((obj,), Some(&kwargs))
+        .map_err(|e| parse_error(what, format!("not a numeric array: {}", e.value(py))))
+}
+
+fn shape_str(shape: &[usize]) -> String {
+    let s: Vec<String> = shape.iter().map(|x| x.to_string()).collect();
+    format!("({})", s.join(", "))
+}
+
+/// A complex128 array (dynamic dimension) from any array-like: complex128 numpy arrays are used
+/// as they are (no copy), float64 ones are widened while copying, anything else goes through
+/// `numpy.asarray(…, complex128)`; an object with `.full()` (QuTiP) is converted first.
+fn complex_array<'py>(what: &str, obj: &Bound<'py, PyAny>) -> PyResult<Array2OrStack> {
+    if let Ok(a) = obj.cast::<PyArrayDyn<Complex64>>() {
+        return split(
+            what,
+            &a.try_readonly()
+                .map_err(|e| parse_error(what, e.to_string()))?
+                .as_array(),
+        );
+    }
+    if let Ok(a) = obj.cast::<PyArrayDyn<f64>>() {
+        let ro = a
+            .try_readonly()
+            .map_err(|e| parse_error(what, e.to_string()))?;
+        let c = ro.as_array().mapv(|x| Complex64::new(x, 0.0));
+        return split(what, &c.view());
+    }
+    let is_ndarray = obj.cast::<numpy::PyUntypedArray>().is_ok();
+    let obj = if !is_ndarray && obj.hasattr("full")? {
+        obj.call_method0("full").map_err(|e| {
+            parse_error(what, format!("{what}.full() failed: {}", e.value(obj.py())))
+        })?
+    } else {
+        obj.clone()
+    };
+    let a = asarray(what, &obj, "complex128")?;
+    let a = a
+        .cast_into::<PyArrayDyn<Complex64>>()
+        .map_err(|_| parse_error(what, "numpy.asarray did not return a complex128 array"))?;
+    let ro = a
+        .try_readonly()
+        .map_err(|e| parse_error(what, e.to_string()))?;
+    split(what, &ro.as_array())
+}
+
+/// A matrix or a stack, by the number of dimensions.
+pub enum Array2OrStack {
+    /// `d × d`.
+    One(Array2<Complex64>),
+    /// `n × d × d`.
+    Many(Vec<Array2<Complex64>>),
+}
+
+fn split(what: &str, a: &ndarray::ArrayViewD<'_, Complex64>) -> PyResult<Array2OrStack> {
+    match a.ndim() {
+        2 => Ok(Array2OrStack::One(
+            a.view()
+                .into_dimensionality::<Ix2>()
+                .map_err(|e| parse_error(what, e.to_string()))?
+                .to_owned(),
+        )),
+        3 => {
+            if a.shape()[0] == 0 {
+                return Err(crate::to_py(qrenyi::Error::Empty(format!(
+                    "{what}: a stack of 0 matrices"
+                ))));
+            }
+            Ok(Array2OrStack::Many(
+                a.axis_iter(Axis(0))
+                    .map(|m| {
+                        m.into_dimensionality::<Ix2>()
+                            .map(|m| m.to_owned())
+                            .map_err(|e| parse_error(what, e.to_string()))
+                    })
+                    .collect::<PyResult<_>>()?,
+            ))
+        }
+        _ => Err(parse_error(
+            what,
+            format!(
+                "expected a d×d matrix or an n×d×d stack of matrices, got an array of shape {}",
+                shape_str(a.shape())
+            ),
+        )),
+    }
+}
+
+/// One operand from a Python object.
+pub fn operand(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<Operand> {
+    if let Ok(s) = obj.cast::<PyState>() {
+        return Ok(Operand::State(s.get().state.clone()));
+    }
+    Ok(match complex_array(what, obj)? {
+        Array2OrStack::One(m) => Operand::Matrix(m),
+        Array2OrStack::Many(v) => Operand::Stack(v),
+    })
+}
+
+/// A single `d × d` matrix (a stack is an error naming `what`).
+pub fn matrix(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<Array2<Complex64>> {
+    match complex_array(what, obj)? {
+        Array2OrStack::One(m) => Ok(m),
+        Array2OrStack::Many(v) => Err(parse_error(
+            what,
+            format!("expected one d×d matrix, got a stack of {}", v.len()),
+        )),
+    }
+}
+
+/// A real 2-D array (samples `n × d`), e.g. for the kernel estimators; a 1-D array is one
+/// coordinate per sample (`n × 1`).
+pub fn real_matrix(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<Array2<f64>> {
+    let a = if let Ok(a) = obj.cast::<PyArrayDyn<f64>>() {
+        a.clone()
+    } else {
+        asarray(what, obj, "float64")?
+            .cast_into::<PyArrayDyn<f64>>()
+            .map_err(|_| parse_error(what, "numpy.asarray did not return a float64 array"))?
+    };
+    let ro = a
+        .try_readonly()
+        .map_err(|e| parse_error(what, e.to_string()))?;
+    let v = ro.as_array();
+    match v.ndim() {
+        1 => Ok(v
+            .to_owned()
+            .into_shape_with_order((v.len(), 1))
+            .map_err(|e| parse_error(what, e.to_string()))?),
+        2 => Ok(v
+            .into_dimensionality::<Ix2>()
+            .map_err(|e| parse_error(what, e.to_string()))?
+            .to_owned()),
+        _ => Err(parse_error(
+            what,
+            format!(
+                "expected an n×d array of samples, got shape {}",
+                shape_str(v.shape())
+            ),
+        )),
+    }
+}
+
+/// A numeric parameter: absent, one number, or a sequence of numbers.
+pub enum Params {
+    /// Not given.
+    Absent,
+    /// One number: the result is a float.
+    Scalar(f64),
+    /// A sequence: the result has an axis for it.
+    Seq(Vec<f64>),
+}
+
+impl Params {
+    /// The values (empty when absent).
+    pub fn values(&self) -> Vec<f64> {
+        match self {
+            Params::Absent => Vec::new(),
+            Params::Scalar(x) => vec![*x],
+            Params::Seq(v) => v.clone(),
+        }
+    }
+}
+
+/// A parameter from `None`, a number, a 0-d array, or a 1-D sequence/array.
+pub fn params(what: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Params> {
+    let Some(obj) = obj else {
+        return Ok(Params::Absent);
+    };
+    if obj.is_none() {
+        return Ok(Params::Absent);
+    }
+    if obj.is_instance_of::<PyFloat>() || obj.is_instance_of::<PyInt>() {
+        return Ok(Params::Scalar(obj.extract::<f64>()?));
+    }
+    if obj.is_instance_of::<pyo3::types::PyString>() {
+        return Err(parse_error(
+            what,
+            format!(
+                "expected a number or a sequence of numbers, got the string {}",
+                obj.repr()?
+            ),
+        ));
+    }
+    let a = asarray(what, obj, "float64")?
+        .cast_into::<PyArrayDyn<f64>>()
+        .map_err(|_| parse_error(what, "numpy.asarray did not return a float64 array"))?;
+    let ro = a
+        .try_readonly()
+        .map_err(|e| parse_error(what, e.to_string()))?;
+    let v = ro.as_array();
+    match v.ndim() {
+        0 => Ok(Params::Scalar(v.iter().next().copied().unwrap_or(f64::NAN))),
+        1 => {
+            if v.is_empty() {
+                return Err(crate::to_py(qrenyi::Error::Empty(format!(
+                    "{what}: an empty sequence"
+                ))));
+            }
+            Ok(Params::Seq(v.iter().copied().collect()))
+        }
+        _ => Err(parse_error(
+            what,
+            format!(
+                "expected a number or a 1-D sequence, got shape {}",
+                shape_str(v.shape())
+            ),
+        )),
+    }
+}

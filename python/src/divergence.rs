@@ -1,0 +1,637 @@
+//! `qrenyi.divergence`, `qrenyi.Pair`, `qrenyi.validate` / `qrenyi.State`.
+
+use crate::convert::{self, Operand, Params};
+use crate::{guard, guard_py, parse_error, to_py};
+use ndarray::{Array1, Array2};
+use num_complex::Complex64;
+use numpy::{IntoPyArray, PyArray1, PyArray2};
+use pyo3::prelude::*;
+use qrenyi::divergence::batch::PARALLEL_BELOW;
+use qrenyi::divergence::{Family, Pair};
+use qrenyi::spectral::{with_single_blas_thread, Backend};
+use qrenyi::state::{DensityMatrix, Tolerance};
+use qrenyi::{Base, Error, Result};
+use rayon::prelude::*;
+use std::sync::Mutex;
+
+/// The quantities `qrenyi.divergence(…, kind)` computes (the CLI's `--kind` names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Petz, sandwiched or maximal Rényi divergence (needs α).
+    Renyi(Family),
+    /// Umegaki relative entropy.
+    Umegaki,
+    /// Belavkin–Staszewski relative entropy.
+    Bs,
+    /// Max-relative entropy.
+    Max,
+    /// Hockey-stick divergence (needs γ).
+    HockeyStick,
+    /// Trace distance.
+    TraceDistance,
+    /// Root fidelity `F = ‖√ρ√σ‖₁`.
+    Fidelity,
+    /// Squared fidelity `F²`.
+    SquaredFidelity,
+}
+
+/// Every kind name, in the CLI's order.
+pub const KIND_NAMES: [&str; 10] = [
+    "petz",
+    "sandwiched",
+    "maximal",
+    "umegaki",
+    "bs",
+    "max",
+    "hockey-stick",
+    "trace-distance",
+    "fidelity",
+    "squared-fidelity",
+];
+
+impl Kind {
+    /// The kind called `s`.
+    pub fn parse(s: &str) -> Result<Kind> {
+        Ok(match s {
+            "petz" => Kind::Renyi(Family::Petz),
+            "sandwiched" => Kind::Renyi(Family::Sandwiched),
+            "maximal" => Kind::Renyi(Family::Maximal),
+            "umegaki" => Kind::Umegaki,
+            "bs" => Kind::Bs,
+            "max" => Kind::Max,
+            "hockey-stick" => Kind::HockeyStick,
+            "trace-distance" => Kind::TraceDistance,
+            "fidelity" => Kind::Fidelity,
+            "squared-fidelity" => Kind::SquaredFidelity,
+            other => {
+                return Err(Error::Parse {
+                    what: "kind".into(),
+                    reason: format!(
+                        "unknown kind {other:?} (expected {})",
+                        KIND_NAMES.join(", ")
+                    ),
+                })
+            }
+        })
+    }
+
+    /// The parameter the kind takes, if any.
+    fn param(self) -> Option<&'static str> {
+        match self {
+            Kind::Renyi(_) => Some("alpha"),
+            Kind::HockeyStick => Some("gamma"),
+            _ => None,
+        }
+    }
+
+    /// Whether the value is a logarithm (so that `base` applies).
+    fn logarithmic(self) -> bool {
+        matches!(self, Kind::Renyi(_) | Kind::Umegaki | Kind::Bs | Kind::Max)
+    }
+}
+
+/// The logarithm base called `s` ("e", "2", "10"; `qrenyi::Base`).
+pub fn base_of(s: &str) -> Result<Base> {
+    s.parse()
+}
+
+/// The eigensolver backend named `s` (`"auto"` is the default).
+pub fn backend(s: &str) -> Result<Backend> {
+    s.parse()
+}
+
+/// Validate a matrix as a density matrix with the default tolerance and `backend`.
+fn validate_matrix(m: Array2<Complex64>, backend: Backend) -> Result<DensityMatrix> {
+    DensityMatrix::with_options(m, Tolerance::default(), backend)
+}
+
+/// Validate the operand called `what` ("rho", "sigma") with the default tolerance and backend;
+/// a validation error reads as the CLI's for a file called `what` ("cannot parse rho: …").
+pub fn validate_named(what: &str, m: Array2<Complex64>) -> Result<DensityMatrix> {
+    validate_as(what, m, Backend::default())
+}
+
+fn validate_as(what: &str, m: Array2<Complex64>, backend: Backend) -> Result<DensityMatrix> {
+    validate_matrix(m, backend).map_err(|e| Error::Parse {
+        what: what.into(),
+        reason: e.to_string(),
+    })
+}
+
+/// The values of `kind` at the parameters `ps` (one value when the kind takes no parameter).
+pub fn evaluate(pair: &Pair, kind: Kind, ps: &[f64], base: Base) -> Result<Vec<f64>> {
+    let mut v = match kind {
+        Kind::Renyi(f) => {
+            if ps.len() == 1 {
+                vec![pair.renyi(f, ps[0])?]
+            } else {
+                pair.curve(f, ps)?
+            }
+        }
+        Kind::HockeyStick => ps
+            .iter()
+            .map(|&g| pair.hockey_stick(g))
+            .collect::<Result<_>>()?,
+        Kind::Umegaki => vec![pair.umegaki()?],
+        Kind::Bs => vec![pair.belavkin_staszewski()?],
+        Kind::Max => vec![pair.max_relative_entropy()?],
+        Kind::TraceDistance => vec![pair.trace_distance()?],
+        Kind::Fidelity => vec![pair.fidelity()?],
+        Kind::SquaredFidelity => vec![pair.squared_fidelity()?],
+    };
+    if kind.logarithmic() {
+        v.iter_mut().for_each(|x| *x = base.scale(*x));
+    }
+    Ok(v)
+}
+
+/// A validated operand: one state or a stack of not yet validated matrices.
+enum Side {
+    One(DensityMatrix),
+    Many(Vec<Array2<Complex64>>),
+}
+
+impl Side {
+    fn from(what: &'static str, op: Operand, backend: Backend) -> Result<Side> {
+        Ok(match op {
+            Operand::State(s) => Side::One(restate(s, backend)?),
+            Operand::Matrix(m) => Side::One(validate_as(what, m, backend)?),
+            Operand::Stack(v) => Side::Many(v),
+        })
+    }
+    fn len(&self) -> Option<usize> {
+        match self {
+            Side::One(_) => None,
+            Side::Many(v) => Some(v.len()),
+        }
+    }
+    fn dim(&self) -> usize {
+        match self {
+            Side::One(s) => s.dim(),
+            Side::Many(v) => v.first().map_or(0, |m| m.nrows()),
+        }
+    }
+    fn get(&self, what: &str, k: usize, backend: Backend) -> Result<DensityMatrix> {
+        match self {
+            Side::One(s) => Ok(s.clone()),
+            Side::Many(v) => validate_as(what, v[k].clone(), backend),
+        }
+    }
+}
+
+/// A `qrenyi.State` used with an explicit backend other than its own is re-validated with it.
+fn restate(s: DensityMatrix, backend: Backend) -> Result<DensityMatrix> {
+    if backend == Backend::Auto || backend == s.backend() {
+        Ok(s)
+    } else {
+        s.with_backend(backend)
+    }
+}
+
+/// The values for a stack of pairs: `n` results, in parallel under the core's batch policy
+/// (rayon across pairs with single-threaded BLAS below `PARALLEL_BELOW`, sequential above).
+fn stack_values(
+    rho: &Side,
+    sigma: &Side,
+    n: usize,
+    kind: Kind,
+    ps: &[f64],
+    base: Base,
+    backend: Backend,
+) -> Vec<Result<Vec<f64>>> {
+    let one = |k: usize| -> Result<Vec<f64>> {
+        let r = rho.get("rho", k, backend)?;
+        let s = sigma.get("sigma", k, backend)?;
+        evaluate(&Pair::new(&r, &s)?, kind, ps, base)
+    };
+    if rho.dim().max(sigma.dim()) >= PARALLEL_BELOW || n < 2 {
+        (0..n).map(one).collect()
+    } else {
+        with_single_blas_thread(|| (0..n).into_par_iter().map(one).collect())
+    }
+}
+
+/// The result of `divergence` before conversion to Python.
+enum Out {
+    Scalar(f64),
+    Vector(Vec<f64>),
+    Matrix(Array2<f64>),
+}
+
+/// The divergence `kind` of ρ and σ.
+///
+/// `rho`, `sigma`: density matrices — numpy arrays of any real or complex float dtype, nested
+/// lists, objects with `.full()` (QuTiP `Qobj`) or `qrenyi.State` (validated once, reused) — or
+/// `n × d × d` stacks (one operand may be a single matrix, broadcast against the other's stack).
+///
+/// `kind`: "petz", "sandwiched", "maximal" (Rényi divergences, need `alpha`), "umegaki", "bs"
+/// (Belavkin–Staszewski), "max" (D_max), "hockey-stick" (E_γ, needs `gamma`), "trace-distance",
+/// "fidelity" (root fidelity F = ‖√ρ√σ‖₁), "squared-fidelity" (F²).
+///
+/// `alpha` / `gamma`: a number (→ a float) or a sequence (→ a float64 array, one value per
+/// order; a Rényi curve reuses the α-independent work). Stacks add a leading axis `n`: shape
+/// `(n,)` or `(n, len(alpha))`; the pairs are evaluated in parallel with the GIL released.
+///
+/// `base`: "e" (nats, default), "2" (bits) or "10", for the logarithmic kinds (Rényi, umegaki,
+/// bs, max); `backend`: the eigensolver ("auto", "lapack", "lapack-mrrr", "nalgebra", "faer").
+/// +∞ (e.g. `supp ρ ⊄ supp σ`) is `math.inf`. Errors raise `qrenyi.QrenyiError`.
+///
+/// >>> import numpy as np, qrenyi
+/// >>> rho, sigma = np.diag([0.7, 0.3]), np.eye(2) / 2
+/// >>> round(qrenyi.divergence(rho, sigma, "petz", 2.0), 12)          # ln 2 + ln 0.58
+/// 0.148420005118
+/// >>> qrenyi.divergence(rho, sigma, "sandwiched", [0.5, 1.0, float("inf")]).round(6)
+/// array([0.042639, 0.082283, 0.336472])
+/// >>> round(qrenyi.divergence(rho, sigma, "umegaki", base="2"), 12)
+/// 0.118709100769
+/// >>> qrenyi.divergence(np.stack([rho, sigma]), sigma, "trace-distance")
+/// array([0.2, 0. ])
+#[pyfunction]
+#[pyo3(signature = (rho, sigma, kind, alpha=None, gamma=None, *, base="e", backend="auto"))]
+#[allow(clippy::too_many_arguments)]
+fn divergence<'py>(
+    py: Python<'py>,
+    rho: &Bound<'py, PyAny>,
+    sigma: &Bound<'py, PyAny>,
+    kind: &str,
+    alpha: Option<&Bound<'py, PyAny>>,
+    gamma: Option<&Bound<'py, PyAny>>,
+    base: &str,
+    backend: &str,
+) -> PyResult<Py<PyAny>> {
+    let kind_v = Kind::parse(kind).map_err(to_py)?;
+    let base = base_of(base).map_err(to_py)?;
+    let be = self::backend(backend).map_err(to_py)?;
+    let alpha = convert::params("alpha", alpha)?;
+    let gamma = convert::params("gamma", gamma)?;
+    let params = match (kind_v.param(), &alpha, &gamma) {
+        (Some("alpha"), a, Params::Absent) => a,
+        (Some("gamma"), Params::Absent, g) => g,
+        (None, Params::Absent, Params::Absent) => &Params::Absent,
+        (p, _, _) => {
+            let given = if matches!(alpha, Params::Absent) {
+                "gamma"
+            } else {
+                "alpha"
+            };
+            return Err(parse_error(
+                given,
+                match p {
+                    Some(p) => format!("kind {kind:?} takes {p}, not {given}"),
+                    None => format!("kind {kind:?} takes no parameter"),
+                },
+            ));
+        }
+    };
+    if let (Some(p), Params::Absent) = (kind_v.param(), params) {
+        return Err(parse_error(p, format!("kind {kind:?} needs {p}")));
+    }
+    let ps = params.values();
+    let seq = matches!(params, Params::Seq(_));
+    let rho = convert::operand("rho", rho)?;
+    let sigma = convert::operand("sigma", sigma)?;
+    let out = py.detach(|| {
+        guard_py(|| {
+            let rho = Side::from("rho", rho, be).map_err(to_py)?;
+            let sigma = Side::from("sigma", sigma, be).map_err(to_py)?;
+            let n = match (rho.len(), sigma.len()) {
+                (None, None) => {
+                    let (Side::One(r), Side::One(s)) = (&rho, &sigma) else {
+                        unreachable!("both sides are single states")
+                    };
+                    let v = evaluate(&Pair::new(r, s).map_err(to_py)?, kind_v, &ps, base)
+                        .map_err(to_py)?;
+                    return Ok(if seq {
+                        Out::Vector(v)
+                    } else {
+                        Out::Scalar(v[0])
+                    });
+                }
+                (Some(a), Some(b)) if a != b => {
+                    return Err(to_py(Error::DimensionMismatch {
+                        what: "stack lengths of ρ and σ".into(),
+                        left: a,
+                        right: b,
+                    }))
+                }
+                (Some(a), _) | (None, Some(a)) => a,
+            };
+            let rows = stack_values(&rho, &sigma, n, kind_v, &ps, base, be);
+            let width = ps.len().max(1);
+            let mut flat = Vec::with_capacity(n * width);
+            for (k, r) in rows.into_iter().enumerate() {
+                match r {
+                    Ok(v) => flat.extend(v),
+                    Err(e) => return Err(crate::QrenyiError::new_err(format!("pair {k}: {e}"))),
+                }
+            }
+            Ok(if seq {
+                Out::Matrix(
+                    Array2::from_shape_vec((n, width), flat)
+                        .map_err(|e| parse_error("result", e.to_string()))?,
+                )
+            } else {
+                Out::Vector(flat)
+            })
+        })
+    })?;
+    Ok(match out {
+        Out::Scalar(x) => x.into_pyobject(py)?.into_any().unbind(),
+        Out::Vector(v) => PyArray1::from_vec(py, v).into_any().unbind(),
+        Out::Matrix(m) => m.into_pyarray(py).into_any().unbind(),
+    })
+}
+
+/// A validated density matrix (from `qrenyi.validate`); pass it to `qrenyi.divergence` or
+/// `qrenyi.Pair` to skip re-validation and reuse its cached eigendecomposition.
+///
+/// >>> import qrenyi
+/// >>> s = qrenyi.validate([[0.5, 0.5], [0.5, 0.5]])
+/// >>> s.dim, s.rank(), round(s.purity(), 12), s.eigenvalues().round(12)
+/// (2, 1, 1.0, array([0., 1.]))
+#[pyclass(name = "State", module = "qrenyi", frozen)]
+pub struct PyState {
+    /// The core state (cheap to clone: shared matrix and decomposition cache).
+    pub state: DensityMatrix,
+}
+
+#[pymethods]
+impl PyState {
+    /// Dimension d.
+    #[getter]
+    fn dim(&self) -> usize {
+        self.state.dim()
+    }
+    /// The eigensolver backend.
+    #[getter]
+    fn backend(&self) -> String {
+        format!("{:?}", self.state.backend()).to_lowercase()
+    }
+    /// The (exactly Hermitian) matrix, as a new complex128 array.
+    fn matrix<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<Complex64>> {
+        self.state.matrix().clone().into_pyarray(py)
+    }
+    /// Eigenvalues in ascending order (computed once, cached).
+    fn eigenvalues<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let v: Array1<f64> = py.detach(|| guard(|| Ok(self.state.eigen()?.values().clone())))?;
+        Ok(v.into_pyarray(py))
+    }
+    /// Rank (eigenvalues above the zero threshold).
+    fn rank(&self, py: Python<'_>) -> PyResult<usize> {
+        py.detach(|| guard(|| self.state.rank()))
+    }
+    /// Purity Tr ρ².
+    fn purity(&self) -> f64 {
+        self.state.purity()
+    }
+    /// Von Neumann entropy −Tr ρ ln ρ in the given base.
+    #[pyo3(signature = (*, base="e"))]
+    fn entropy(&self, py: Python<'_>, base: &str) -> PyResult<f64> {
+        let base = base_of(base).map_err(to_py)?;
+        py.detach(|| guard(|| Ok(base.scale(self.state.entropy()?))))
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "qrenyi.State(dim={}, backend={:?})",
+            self.state.dim(),
+            self.backend()
+        )
+    }
+}
+
+/// Validate `rho` as a density matrix (square, finite, Hermitian, positive semidefinite and of
+/// unit trace within the tolerance of docs/conventions.md) and return a `qrenyi.State`.
+///
+/// >>> import qrenyi
+/// >>> qrenyi.validate([[0.5, 0], [0, 0.5]])
+/// qrenyi.State(dim=2, backend="auto")
+/// >>> qrenyi.validate([[1.0, 0], [0, 1.0]])
+/// Traceback (most recent call last):
+/// ...
+/// qrenyi.QrenyiError: cannot parse rho: trace is 2.0000, expected 1 ± 1e-10
+#[pyfunction]
+#[pyo3(signature = (rho, *, backend="auto"))]
+fn validate(py: Python<'_>, rho: &Bound<'_, PyAny>, backend: &str) -> PyResult<PyState> {
+    let be = self::backend(backend).map_err(to_py)?;
+    if let Ok(s) = rho.cast::<PyState>() {
+        let s = s.get().state.clone();
+        return Ok(PyState {
+            state: py.detach(|| guard(|| restate(s, be)))?,
+        });
+    }
+    let m = convert::matrix("rho", rho)?;
+    let state = py.detach(|| guard(|| validate_as("rho", m, be)))?;
+    Ok(PyState { state })
+}
+
+/// Two states with their decompositions cached across calls: the first quantity computes the
+/// eigendecompositions it needs, later ones (other orders, other families) reuse them.
+///
+/// >>> import numpy as np, qrenyi
+/// >>> p = qrenyi.Pair(np.diag([0.7, 0.3]), np.eye(2) / 2)
+/// >>> round(p.renyi("sandwiched", 2.0), 12), round(p.max_relative_entropy(), 12)
+/// (0.148420005118, 0.336472236621)
+/// >>> p.curve("petz", [0.5, 2.0]).round(6)
+/// array([0.042639, 0.14842 ])
+/// >>> round(p.hockey_stick(1.0), 12), round(p.fidelity() ** 2 - p.squared_fidelity(), 12)
+/// (0.2, 0.0)
+#[pyclass(name = "Pair", module = "qrenyi", frozen)]
+pub struct PyPair {
+    // Field order matters: `pair` borrows from `states` and is dropped first.
+    pair: Mutex<Pair<'static>>,
+    states: Box<(DensityMatrix, DensityMatrix)>,
+}
+
+impl PyPair {
+    fn with<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&Pair) -> Result<T> + Send,
+    ) -> PyResult<T> {
+        py.detach(|| {
+            guard(|| {
+                let pair = self.pair.lock().unwrap_or_else(|p| p.into_inner());
+                f(&pair)
+            })
+        })
+    }
+}
+
+fn family(s: &str) -> Result<Family> {
+    s.parse()
+}
+
+#[pymethods]
+impl PyPair {
+    #[new]
+    #[pyo3(signature = (rho, sigma, *, backend="auto"))]
+    fn new(
+        py: Python<'_>,
+        rho: &Bound<'_, PyAny>,
+        sigma: &Bound<'_, PyAny>,
+        backend: &str,
+    ) -> PyResult<Self> {
+        let be = self::backend(backend).map_err(to_py)?;
+        let single = |what: &str, op: Operand| -> PyResult<Operand> {
+            match op {
+                Operand::Stack(v) => Err(parse_error(
+                    what,
+                    format!("Pair takes one d×d matrix, got a stack of {} (use qrenyi.divergence for stacks)", v.len()),
+                )),
+                op => Ok(op),
+            }
+        };
+        let r = single("rho", convert::operand("rho", rho)?)?;
+        let s = single("sigma", convert::operand("sigma", sigma)?)?;
+        let states = py.detach(|| {
+            guard(|| {
+                let side = |what, op| -> Result<DensityMatrix> {
+                    match Side::from(what, op, be)? {
+                        Side::One(s) => Ok(s),
+                        Side::Many(_) => unreachable!("stacks rejected above"),
+                    }
+                };
+                let (r, s) = (side("rho", r)?, side("sigma", s)?);
+                Pair::new(&r, &s)?; // dimension check
+                Ok(Box::new((r, s)))
+            })
+        })?;
+        // SAFETY: the states live on the heap in `states`, which is never moved out of or mutated
+        // while `self` exists, and `pair` (declared first) is dropped before `states`; the
+        // `'static` borrow never leaves this object.
+        let (r, s): (&'static DensityMatrix, &'static DensityMatrix) = unsafe {
+            let p: *const (DensityMatrix, DensityMatrix) = &*states;
+            (&(*p).0, &(*p).1)
+        };
+        let pair = Pair::new(r, s).map_err(to_py)?;
+        Ok(PyPair {
+            pair: Mutex::new(pair),
+            states,
+        })
+    }
+
+    /// The first state ρ.
+    #[getter]
+    fn rho(&self) -> PyState {
+        PyState {
+            state: self.states.0.clone(),
+        }
+    }
+    /// The second state σ.
+    #[getter]
+    fn sigma(&self) -> PyState {
+        PyState {
+            state: self.states.1.clone(),
+        }
+    }
+    /// Dimension d.
+    #[getter]
+    fn dim(&self) -> usize {
+        self.states.0.dim()
+    }
+
+    /// `D_α(ρ‖σ)` of `family` ("petz", "sandwiched", "maximal").
+    #[pyo3(signature = (family, alpha, *, base="e"))]
+    fn renyi(&self, py: Python<'_>, family: &str, alpha: f64, base: &str) -> PyResult<f64> {
+        let f = self::family(family).map_err(to_py)?;
+        let base = base_of(base).map_err(to_py)?;
+        self.with(py, |p| Ok(base.scale(p.renyi(f, alpha)?)))
+    }
+    /// `D_α(ρ‖σ)` at many orders (reusing the α-independent work).
+    #[pyo3(signature = (family, alphas, *, base="e"))]
+    fn curve<'py>(
+        &self,
+        py: Python<'py>,
+        family: &str,
+        alphas: &Bound<'py, PyAny>,
+        base: &str,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let f = self::family(family).map_err(to_py)?;
+        let base = base_of(base).map_err(to_py)?;
+        let alphas = match convert::params("alphas", Some(alphas))? {
+            Params::Absent => return Err(parse_error("alphas", "missing")),
+            p => p.values(),
+        };
+        let v = self.with(py, |p| {
+            Ok(p.curve(f, &alphas)?
+                .into_iter()
+                .map(|x| base.scale(x))
+                .collect::<Vec<_>>())
+        })?;
+        Ok(PyArray1::from_vec(py, v))
+    }
+    /// `D_max(ρ‖σ)`.
+    #[pyo3(signature = (*, base="e"))]
+    fn max_relative_entropy(&self, py: Python<'_>, base: &str) -> PyResult<f64> {
+        let base = base_of(base).map_err(to_py)?;
+        self.with(py, |p| Ok(base.scale(p.max_relative_entropy()?)))
+    }
+    /// Umegaki relative entropy.
+    #[pyo3(signature = (*, base="e"))]
+    fn umegaki(&self, py: Python<'_>, base: &str) -> PyResult<f64> {
+        let base = base_of(base).map_err(to_py)?;
+        self.with(py, |p| Ok(base.scale(p.umegaki()?)))
+    }
+    /// Belavkin–Staszewski relative entropy.
+    #[pyo3(signature = (*, base="e"))]
+    fn belavkin_staszewski(&self, py: Python<'_>, base: &str) -> PyResult<f64> {
+        let base = base_of(base).map_err(to_py)?;
+        self.with(py, |p| Ok(base.scale(p.belavkin_staszewski()?)))
+    }
+    /// `E_γ(ρ‖σ) = Tr(ρ − γσ)_+`.
+    fn hockey_stick(&self, py: Python<'_>, gamma: f64) -> PyResult<f64> {
+        self.with(py, |p| p.hockey_stick(gamma))
+    }
+    /// Trace distance ½‖ρ − σ‖₁.
+    fn trace_distance(&self, py: Python<'_>) -> PyResult<f64> {
+        self.with(py, |p| p.trace_distance())
+    }
+    /// Root fidelity F = ‖√ρ√σ‖₁.
+    fn fidelity(&self, py: Python<'_>) -> PyResult<f64> {
+        self.with(py, |p| p.fidelity())
+    }
+    /// Squared fidelity F².
+    fn squared_fidelity(&self, py: Python<'_>) -> PyResult<f64> {
+        self.with(py, |p| p.squared_fidelity())
+    }
+    /// Whether supp ρ ⊆ supp σ.
+    fn is_supported(&self, py: Python<'_>) -> PyResult<bool> {
+        self.with(py, |p| p.is_supported())
+    }
+    fn __repr__(&self) -> String {
+        format!("qrenyi.Pair(dim={})", self.states.0.dim())
+    }
+}
+
+/// The kind names.
+#[pyfunction]
+fn kinds() -> Vec<&'static str> {
+    KIND_NAMES.to_vec()
+}
+
+/// The eigensolver backends compiled into this build, default first.
+#[pyfunction]
+fn backends() -> Vec<String> {
+    Backend::available()
+        .into_iter()
+        .map(|b| match b {
+            Backend::Lapack => "lapack".to_string(),
+            Backend::LapackMrrr => "lapack-mrrr".to_string(),
+            Backend::Nalgebra => "nalgebra".to_string(),
+            Backend::Auto => "auto".to_string(),
+            Backend::Faer => "faer".to_string(),
+            #[allow(unreachable_patterns)]
+            other => format!("{other:?}").to_lowercase(),
+        })
+        .collect()
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyState>()?;
+    m.add_class::<PyPair>()?;
+    m.add_function(wrap_pyfunction!(divergence, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(backends, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,272 @@
+//! `qrenyi.kernel`: the CLI's `kernel-divergence` and `audit` on sample arrays.
+
+use crate::{convert, guard, parse_error};
+use ndarray::Array2;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use pyo3::IntoPyObjectExt;
+use qrenyi::kernel::audit::{
+    audit, dp_regularization, AuditSpec, Hypothesis, Method, Resampling, ResamplingKind,
+};
+use qrenyi::kernel::{median_bandwidth, Kernel, KernelDivergence, KernelKind};
+
+/// `median` or a positive number.
+enum Bandwidth {
+    Median,
+    Value(f64),
+}
+
+fn bandwidth(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Bandwidth> {
+    let Some(obj) = obj else {
+        return Ok(Bandwidth::Median);
+    };
+    if obj.is_instance_of::<PyString>() {
+        let s: String = obj.extract()?;
+        return match s.as_str() {
+            "median" => Ok(Bandwidth::Median),
+            other => other.parse::<f64>().map(Bandwidth::Value).map_err(|e| {
+                parse_error(
+                    "--bandwidth",
+                    format!("{other:?}: expected `median` or a number ({e})"),
+                )
+            }),
+        };
+    }
+    obj.extract::<f64>()
+        .map(Bandwidth::Value)
+        .map_err(|_| parse_error("--bandwidth", "expected `median` or a number"))
+}
+
+/// The kernel for the samples (median bandwidth from the pilot samples when given).
+fn kernel_for(
+    x: &Array2<f64>,
+    y: &Array2<f64>,
+    kind: &str,
+    bw: Bandwidth,
+    pilot: Option<(Array2<f64>, Array2<f64>)>,
+) -> qrenyi::Result<Kernel> {
+    let kind: KernelKind = kind.parse()?;
+    let b = match (bw, pilot) {
+        (Bandwidth::Value(b), _) => b,
+        (Bandwidth::Median, Some((px, py))) => median_bandwidth(px.view(), py.view())?,
+        (Bandwidth::Median, None) => median_bandwidth(x.view(), y.view())?,
+    };
+    Kernel::new(kind, b)
+}
+
+fn items<'py>(py: Python<'py>, kv: Vec<(&str, Py<PyAny>)>) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in kv {
+        d.set_item(k, v)?;
+    }
+    Ok(d)
+}
+
+fn o<'py, T: IntoPyObject<'py>>(py: Python<'py>, v: T) -> PyResult<Py<PyAny>> {
+    v.into_py_any(py)
+}
+
+/// `kernel-divergence`: D̃_α(Σ̂_P ‖ Σ̂_Q + λI) of two samples.
+#[pyfunction]
+#[pyo3(signature = (x, y, alpha, lam, *, bandwidth=None, kernel="rbf", base="e"))]
+#[allow(clippy::too_many_arguments)]
+fn kernel_divergence<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    y: &Bound<'py, PyAny>,
+    alpha: f64,
+    lam: f64,
+    bandwidth: Option<Bound<'py, PyAny>>,
+    kernel: &str,
+    base: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let base: qrenyi::Base = base.parse().map_err(crate::to_py)?;
+    let xs = convert::real_matrix("x", x)?;
+    let ys = convert::real_matrix("y", y)?;
+    let bw = self::bandwidth(bandwidth.as_ref())?;
+    let (v, k, n, m) = py.detach(|| {
+        guard(|| {
+            let k = kernel_for(&xs, &ys, kernel, bw, None)?;
+            let est = KernelDivergence::from_samples(xs.view(), ys.view(), &k)?;
+            Ok((est.divergence(alpha, lam)?, k, est.n(), est.m()))
+        })
+    })?;
+    items(
+        py,
+        vec![
+            ("value", o(py, base.scale(v) + 0.0)?),
+            ("base", o(py, base.to_string())?),
+            ("bandwidth", o(py, k.bandwidth())?),
+            ("kernel", o(py, k.kind().name())?),
+            ("alpha", o(py, alpha)?),
+            ("lambda", o(py, lam)?),
+            ("n", o(py, n)?),
+            ("m", o(py, m)?),
+        ],
+    )
+}
+
+/// `audit`: test (ε,δ)-DP, RDP or RKRDP from samples of M(D), M(D').
+#[pyfunction]
+#[pyo3(signature = (x, y, alpha, lam, *, epsilon=None, delta=None, rdp_tau=None, tau=None,
+    bandwidth=None, pilot=None, kernel="rbf",
+    level=0.05, method="finite-sample", replicates=200, fraction=0.5, seed=0))]
+#[allow(clippy::too_many_arguments)]
+fn kernel_audit<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    y: &Bound<'py, PyAny>,
+    alpha: f64,
+    lam: &Bound<'py, PyAny>,
+    epsilon: Option<f64>,
+    delta: Option<f64>,
+    rdp_tau: Option<f64>,
+    tau: Option<f64>,
+    bandwidth: Option<Bound<'py, PyAny>>,
+    pilot: Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)>,
+    kernel: &str,
+    level: f64,
+    method: &str,
+    replicates: usize,
+    fraction: f64,
+    seed: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let hyp = match (epsilon, delta, rdp_tau, tau) {
+        (Some(epsilon), Some(delta), None, None) => Hypothesis::Dp { epsilon, delta },
+        (None, None, Some(tau), None) => Hypothesis::Rdp { tau },
+        (None, None, None, Some(tau)) => Hypothesis::Rkrdp { tau },
+        _ => {
+            return Err(parse_error(
+                "arguments",
+                "give exactly one null hypothesis: epsilon= and delta=, rdp_tau= or tau=",
+            ))
+        }
+    };
+    let lambda = if lam.is_instance_of::<PyString>() {
+        let s: String = lam.extract()?;
+        match (s.as_str(), hyp) {
+            ("auto", Hypothesis::Dp { epsilon, delta }) => {
+                guard(|| dp_regularization(epsilon, delta))?
+            }
+            ("auto", _) => {
+                return Err(parse_error(
+                    "--lambda",
+                    "`auto` needs the (ε,δ)-DP hypothesis (--epsilon, --delta)",
+                ))
+            }
+            (v, _) => v
+                .parse::<f64>()
+                .map_err(|e| parse_error("--lambda", format!("{v:?}: {e}")))?,
+        }
+    } else {
+        lam.extract::<f64>()
+            .map_err(|_| parse_error("--lambda", "expected a number or \"auto\""))?
+    };
+    let method = match method {
+        "finite-sample" => Method::FiniteSample,
+        "subsample" | "bootstrap" => Method::Resampling(Resampling {
+            kind: if method == "bootstrap" {
+                ResamplingKind::Bootstrap
+            } else {
+                ResamplingKind::Subsample
+            },
+            replicates,
+            fraction,
+            seed,
+        }),
+        other => {
+            return Err(parse_error(
+                "--method",
+                format!(
+                    "unknown method {other:?} (expected finite-sample, subsample or bootstrap)"
+                ),
+            ))
+        }
+    };
+    let xs = convert::real_matrix("x", x)?;
+    let ys = convert::real_matrix("y", y)?;
+    let pilot = match pilot {
+        Some((px, pyy)) => Some((
+            convert::real_matrix("pilot x", &px)?,
+            convert::real_matrix("pilot y", &pyy)?,
+        )),
+        None => None,
+    };
+    let bw = self::bandwidth(bandwidth.as_ref())?;
+    let spec = AuditSpec {
+        alpha,
+        lambda,
+        level,
+        hypothesis: hyp,
+        method,
+    };
+    let (r, k) = py.detach(|| {
+        guard(|| {
+            let k = kernel_for(&xs, &ys, kernel, bw, pilot)?;
+            Ok((audit(xs.view(), ys.view(), &k, &spec)?, k))
+        })
+    })?;
+    let fs = match r.finite_sample {
+        Some(f) => items(
+            py,
+            vec![
+                ("eta_p", o(py, f.eta_p)?),
+                ("eta_q", o(py, f.eta_q)?),
+                ("sigma_term", o(py, f.sigma_term)?),
+                ("rho_term", o(py, f.rho_term)?),
+                ("margin", o(py, f.total)?),
+            ],
+        )?
+        .into_any()
+        .unbind(),
+        None => py.None(),
+    };
+    let ci = match &r.interval {
+        Some(c) => items(
+            py,
+            vec![
+                ("kind", o(py, c.kind.name())?),
+                ("lower", o(py, c.lower)?),
+                ("upper", o(py, c.upper)?),
+                ("replicates", o(py, c.replicates)?),
+            ],
+        )?
+        .into_any()
+        .unbind(),
+        None => py.None(),
+    };
+    items(
+        py,
+        vec![
+            ("divergence", o(py, r.divergence + 0.0)?),
+            ("bandwidth", o(py, r.bandwidth)?),
+            ("threshold", o(py, r.threshold)?),
+            ("violation", o(py, r.violation)?),
+            ("tau", o(py, r.tau)?),
+            ("alpha", o(py, alpha)?),
+            ("lambda", o(py, lambda)?),
+            ("level", o(py, level)?),
+            ("hypothesis", o(py, hyp.describe())?),
+            ("method", o(py, r.method.to_string())?),
+            ("kernel", o(py, k.kind().name())?),
+            ("n", o(py, r.n)?),
+            ("m", o(py, r.m)?),
+            ("finite_sample", fs),
+            ("interval", ci),
+            ("assumptions", o(py, r.assumptions.clone())?),
+        ],
+    )
+}
+
+/// The (ε,δ)-DP regularisation λ used by `lam="auto"`.
+#[pyfunction]
+fn dp_lambda(epsilon: f64, delta: f64) -> PyResult<f64> {
+    guard(|| dp_regularization(epsilon, delta))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(kernel_divergence, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel_audit, m)?)?;
+    m.add_function(wrap_pyfunction!(dp_lambda, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,300 @@
+"""qrenyi.divergence / Pair / validate: reference fixtures, the CLI, numpy and scipy."""
+import json
+import math
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+import qrenyi
+from conftest import cli_number, matrix, random_state, write_state
+
+FAMILIES = ["petz", "sandwiched", "maximal"]
+SCALAR_KINDS = {"umegaki": "umegaki", "bs": "bs", "max": "dmax", "trace-distance": "trace_distance"}
+
+
+def tolerance(want, sensitivity):
+    """The Rust reference test's rule (tests/reference.rs)."""
+    return max(1e-10 * abs(want), 1e-13, 20 * sensitivity)
+
+
+def close(got, want, sens):
+    if math.isinf(want):
+        return got == want
+    return abs(got - want) <= tolerance(want, sens)
+
+
+def fidelity_fixtures(case):
+    """(root F, F²) reference entries: the fixture stores F² as "fidelity" until the root
+    fidelity convention lands, and root F + "squared_fidelity" after."""
+    if "squared_fidelity" in case:
+        return case["fidelity"], case["squared_fidelity"]
+    sq = case["fidelity"]
+    return {"value": math.sqrt(sq["value"]), "sensitivity": sq["sensitivity"]}, sq
+
+
+def test_reference_fixtures_every_kind(divergence_cases):
+    checked = 0
+    for case in divergence_cases:
+        rho, sigma = matrix(case["rho"]), matrix(case["sigma"])
+        for fam in FAMILIES:
+            alphas = [e["alpha"] for e in case[fam]]
+            curve = qrenyi.divergence(rho, sigma, fam, alphas)
+            for e, got in zip(case[fam], curve):
+                want = cli_number(e["value"])
+                assert close(got, want, e["sensitivity"]), (case["name"], fam, e, got)
+                single = qrenyi.divergence(rho, sigma, fam, e["alpha"])
+                assert close(single, want, e["sensitivity"]), (case["name"], fam, e, single)
+                checked += 2
+        for kind, key in SCALAR_KINDS.items():
+            e = case[key]
+            got = qrenyi.divergence(rho, sigma, kind)
+            assert close(got, cli_number(e["value"]), e["sensitivity"]), (case["name"], kind, got)
+            checked += 1
+        for e in case["hockey_stick"]:
+            got = qrenyi.divergence(rho, sigma, "hockey-stick", gamma=e["gamma"])
+            assert close(got, e["value"], e["sensitivity"]), (case["name"], e, got)
+            checked += 1
+        root, sq = fidelity_fixtures(case)
+        # F = √(F²): the sensitivity of the root is at most that of the square over 2F
+        f = qrenyi.divergence(rho, sigma, "fidelity")
+        f2 = qrenyi.divergence(rho, sigma, "squared-fidelity")
+        assert close(f2, sq["value"], sq["sensitivity"]), (case["name"], f2, sq)
+        slack = sq["sensitivity"] / max(2 * root["value"], 1e-300)
+        assert close(f, root["value"], max(root["sensitivity"], slack)), (case["name"], f, root)
+        checked += 2
+    assert checked > 500
+
+
+@pytest.mark.parametrize("case_index", [0, 3, 7, 12, 20])
+def test_agrees_with_cli(cli, tmp_path, divergence_cases, case_index):
+    case = divergence_cases[case_index % len(divergence_cases)]
+    rho, sigma = matrix(case["rho"]), matrix(case["sigma"])
+    a = write_state(tmp_path / "rho.json", rho)
+    b = write_state(tmp_path / "sigma.json", sigma)
+    alphas = [0.5, 1.0, 2.0, float("inf")]
+    for kind in ["petz", "sandwiched", "maximal"]:
+        code, out, err = cli("divergence", "--kind", kind, "--rho", a, "--sigma", b, "--alpha",
+                             "0.5,1,2,inf", "--json")
+        assert code == 0, err
+        want = [cli_number(r["value"]) for r in json.loads(out)["results"]]
+        got = qrenyi.divergence(rho, sigma, kind, alphas)
+        for g, w in zip(got, want):
+            assert g == w or abs(g - w) <= 1e-12 * max(1.0, abs(w)), (kind, got, want)
+    for kind in ["umegaki", "bs", "max", "trace-distance"]:
+        code, out, err = cli("divergence", "--kind", kind, "--rho", a, "--sigma", b, "--json")
+        assert code == 0, err
+        w = cli_number(json.loads(out)["value"])
+        g = qrenyi.divergence(rho, sigma, kind)
+        assert g == w or abs(g - w) <= 1e-12 * max(1.0, abs(w)), (kind, g, w)
+    code, out, err = cli("divergence", "--kind", "hockey-stick", "--rho", a, "--sigma", b,
+                         "--gamma", "0.5,1,2", "--json")
+    assert code == 0, err
+    want = [cli_number(r["value"]) for r in json.loads(out)["results"]]
+    got = qrenyi.divergence(rho, sigma, "hockey-stick", gamma=[0.5, 1, 2])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+# ---------------------------------------------------------------- numpy / scipy cross-checks
+def np_func(m, f):
+    w, v = np.linalg.eigh(m)
+    return (v * f(np.clip(w, 0, None))) @ v.conj().T
+
+
+def np_petz(r, s, a):
+    return math.log(np.trace(np_func(r, lambda x: x ** a) @ np_func(s, lambda x: x ** (1 - a))).real) / (a - 1)
+
+
+def np_sandwiched(r, s, a):
+    g = np_func(s, lambda x: x ** ((1 - a) / (2 * a)))
+    nu = np.clip(np.linalg.eigvalsh(g @ r @ g), 0, None)
+    return math.log((nu ** a).sum()) / (a - 1)
+
+
+def np_maximal(r, s, a):
+    sh = np_func(s, np.sqrt)
+    si = np_func(s, lambda x: 1 / np.sqrt(x))
+    t = np_func(si @ r @ si, lambda x: x ** a)
+    return math.log(np.trace(sh @ t @ sh).real) / (a - 1)
+
+
+def np_umegaki(r, s):
+    return np.trace(r @ (np_func(r, lambda x: np.log(np.where(x > 0, x, 1))) - np_func(s, np.log))).real
+
+
+@pytest.mark.parametrize("d", [2, 3, 5, 8])
+def test_numpy_cross_check(d):
+    rng = np.random.default_rng(d)
+    for _ in range(5):
+        r, s = random_state(rng, d), random_state(rng, d)
+        for a in [0.5, 0.8, 1.5, 2.0, 3.0]:
+            assert qrenyi.divergence(r, s, "petz", a) == pytest.approx(np_petz(r, s, a), rel=1e-9)
+            assert qrenyi.divergence(r, s, "sandwiched", a) == pytest.approx(np_sandwiched(r, s, a), rel=1e-9)
+            assert qrenyi.divergence(r, s, "maximal", a) == pytest.approx(np_maximal(r, s, a), rel=1e-9)
+        assert qrenyi.divergence(r, s, "umegaki") == pytest.approx(np_umegaki(r, s), rel=1e-9)
+        ev = np.linalg.eigvalsh(r - 2.0 * s)
+        assert qrenyi.divergence(r, s, "hockey-stick", gamma=2.0) == pytest.approx(ev[ev > 0].sum(), abs=1e-12)
+        assert qrenyi.divergence(r, s, "trace-distance") == pytest.approx(0.5 * np.abs(np.linalg.eigvalsh(r - s)).sum(), abs=1e-12)
+
+
+def test_scipy_cross_check():
+    scipy_linalg = pytest.importorskip("scipy.linalg", reason="scipy not installed")
+    rng = np.random.default_rng(11)
+    for d in [2, 4, 6]:
+        r, s = random_state(rng, d), random_state(rng, d)
+        sr = scipy_linalg.sqrtm(r)
+        f = np.linalg.svd(sr @ scipy_linalg.sqrtm(s), compute_uv=False).sum()
+        assert qrenyi.divergence(r, s, "fidelity") == pytest.approx(f, rel=1e-9)
+        assert qrenyi.divergence(r, s, "squared-fidelity") == pytest.approx(f * f, rel=1e-9)
+        lr, ls = scipy_linalg.logm(r), scipy_linalg.logm(s)
+        assert qrenyi.divergence(r, s, "umegaki") == pytest.approx(np.trace(r @ (lr - ls)).real, rel=1e-8)
+        p = scipy_linalg.fractional_matrix_power
+        q = np.trace(p(r, 2.0) @ p(s, -1.0)).real
+        assert qrenyi.divergence(r, s, "petz", 2.0) == pytest.approx(math.log(q), rel=1e-9)
+
+
+# ---------------------------------------------------------------- conventions
+def test_infinity_limits_and_base():
+    rho, sigma = np.diag([0.7, 0.3]), np.eye(2) / 2
+    pure = np.diag([1.0, 0.0])
+    assert qrenyi.divergence(rho, pure, "umegaki") == math.inf
+    assert qrenyi.divergence(rho, pure, "max") is math.inf or qrenyi.divergence(rho, pure, "max") == math.inf
+    assert qrenyi.divergence(pure, np.diag([0.0, 1.0]), "sandwiched", 2.0) == math.inf
+    assert qrenyi.divergence(pure, np.diag([0.0, 1.0]), "fidelity") == 0.0
+    nats = qrenyi.divergence(rho, sigma, "sandwiched", [0.5, 2.0])
+    bits = qrenyi.divergence(rho, sigma, "sandwiched", [0.5, 2.0], base="2")
+    np.testing.assert_allclose(bits, nats / math.log(2), rtol=1e-15)
+    assert qrenyi.divergence(rho, sigma, "umegaki", base="10") == pytest.approx(
+        qrenyi.divergence(rho, sigma, "umegaki") / math.log(10), rel=1e-15)
+    # base does not apply to the non-logarithmic kinds
+    assert qrenyi.divergence(rho, sigma, "trace-distance", base="2") == qrenyi.divergence(rho, sigma, "trace-distance")
+    # α = 1 is Umegaki, α = ∞ is D_max (sandwiched)
+    assert qrenyi.divergence(rho, sigma, "sandwiched", 1.0) == pytest.approx(qrenyi.divergence(rho, sigma, "umegaki"), rel=1e-12)
+    assert qrenyi.divergence(rho, sigma, "sandwiched", math.inf) == pytest.approx(qrenyi.divergence(rho, sigma, "max"), rel=1e-12)
+    assert isinstance(qrenyi.divergence(rho, sigma, "petz", 2), float)
+    assert isinstance(qrenyi.divergence(rho, sigma, "petz", np.float64(2)), float)
+    out = qrenyi.divergence(rho, sigma, "petz", np.array([2.0]))
+    assert isinstance(out, np.ndarray) and out.dtype == np.float64 and out.shape == (1,)
+    assert sorted(qrenyi.kinds()) == sorted(["petz", "sandwiched", "maximal", "umegaki", "bs", "max", "hockey-stick", "trace-distance", "fidelity", "squared-fidelity"])
+
+
+def test_input_types():
+    rng = np.random.default_rng(3)
+    r, s = random_state(rng, 3), random_state(rng, 3)
+    want = qrenyi.divergence(r, s, "petz", 1.5)
+    assert qrenyi.divergence(r.tolist(), s.tolist(), "petz", 1.5) == want
+    assert qrenyi.divergence(np.asfortranarray(r), s, "petz", 1.5) == want
+    big = np.zeros((6, 6), dtype=complex)
+    big[::2, ::2] = r  # a non-contiguous view
+    assert qrenyi.divergence(big[::2, ::2], s, "petz", 1.5) == want
+    # single precision: a rounded random state is no longer of unit trace within the tolerance
+    with pytest.raises(qrenyi.QrenyiError, match="trace is"):
+        qrenyi.divergence(r.astype(np.complex64), s, "petz", 1.5)
+    real = np.diag([0.25, 0.75])  # exact in every float format
+    assert qrenyi.divergence(real.astype(np.complex64), np.eye(2) / 2, "umegaki") == qrenyi.divergence(real, np.eye(2) / 2, "umegaki")
+    assert qrenyi.divergence([[0.25, 0], [0, 0.75]], [[0.5, 0], [0, 0.5]], "umegaki") == qrenyi.divergence(real, np.eye(2) / 2, "umegaki")
+    for dtype in [np.float64, np.float32, np.longdouble]:
+        assert qrenyi.divergence(real.astype(dtype), np.eye(2) / 2, "umegaki") == pytest.approx(
+            math.log(2) + 0.25 * math.log(0.25) + 0.75 * math.log(0.75), rel=1e-6)
+
+    class FakeQobj:  # QuTiP's Qobj interface: .full() -> ndarray
+        def __init__(self, m):
+            self.m = m
+
+        def full(self):
+            return self.m
+
+    assert qrenyi.divergence(FakeQobj(r), FakeQobj(s), "petz", 1.5) == want
+    st = qrenyi.validate(r)
+    assert qrenyi.divergence(st, s, "petz", 1.5) == want
+    assert st.dim == 3 and st.rank() == 3
+    np.testing.assert_allclose(st.matrix(), r, atol=1e-15)
+    np.testing.assert_allclose(st.eigenvalues(), np.linalg.eigvalsh(r), atol=1e-13)
+    assert st.entropy() == pytest.approx(-sum(x * math.log(x) for x in np.linalg.eigvalsh(r)), rel=1e-10)
+    for backend in qrenyi.backends():
+        assert qrenyi.divergence(r, s, "petz", 1.5, backend=backend) == pytest.approx(want, rel=1e-10)
+        assert qrenyi.divergence(st, s, "sandwiched", 1.5, backend=backend) == pytest.approx(
+            qrenyi.divergence(r, s, "sandwiched", 1.5), rel=1e-10)
+
+
+def test_pair_caches_and_matches_divergence():
+    rng = np.random.default_rng(5)
+    r, s = random_state(rng, 4), random_state(rng, 4, rank=2)
+    p = qrenyi.Pair(r, s)
+    assert p.dim == 4 and not p.is_supported()
+    assert p.renyi("petz", 0.5) == qrenyi.divergence(r, s, "petz", 0.5)
+    assert p.renyi("sandwiched", 2.0) == math.inf
+    np.testing.assert_array_equal(p.curve("maximal", [0.5, 0.7]), qrenyi.divergence(r, s, "maximal", [0.5, 0.7]))
+    assert p.max_relative_entropy() == math.inf
+    assert p.hockey_stick(1.5) == qrenyi.divergence(r, s, "hockey-stick", gamma=1.5)
+    assert p.trace_distance() == qrenyi.divergence(r, s, "trace-distance")
+    assert p.fidelity() == qrenyi.divergence(r, s, "fidelity")
+    assert p.squared_fidelity() == qrenyi.divergence(r, s, "squared-fidelity")
+    assert p.umegaki() == math.inf and p.belavkin_staszewski() == math.inf
+    assert p.rho.dim == 4 and p.sigma.rank() == 2
+    q = qrenyi.Pair(s, r)
+    assert q.renyi("sandwiched", 2.0, base="2") == pytest.approx(qrenyi.divergence(s, r, "sandwiched", 2.0) / math.log(2))
+
+
+# ---------------------------------------------------------------- stacks
+def test_stack_shapes_and_broadcast():
+    rng = np.random.default_rng(8)
+    rhos = np.stack([random_state(rng, 3) for _ in range(7)])
+    sigmas = np.stack([random_state(rng, 3) for _ in range(7)])
+    one = qrenyi.divergence(rhos, sigmas, "sandwiched", 2.0)
+    assert one.shape == (7,)
+    for k in range(7):
+        assert one[k] == qrenyi.divergence(rhos[k], sigmas[k], "sandwiched", 2.0)
+    curve = qrenyi.divergence(rhos, sigmas, "petz", [0.5, 2.0, 3.0])
+    assert curve.shape == (7, 3)
+    for k in range(7):
+        np.testing.assert_array_equal(curve[k], qrenyi.divergence(rhos[k], sigmas[k], "petz", [0.5, 2.0, 3.0]))
+    b = qrenyi.divergence(rhos, sigmas[0], "umegaki")
+    assert b.shape == (7,) and b[3] == qrenyi.divergence(rhos[3], sigmas[0], "umegaki")
+    b = qrenyi.divergence(rhos[0], sigmas, "hockey-stick", gamma=[1.0, 2.0])
+    assert b.shape == (7, 2) and b[2, 1] == qrenyi.divergence(rhos[0], sigmas[2], "hockey-stick", gamma=2.0)
+
+
+def test_stack_of_ten_thousand_pairs():
+    rng = np.random.default_rng(10)
+    n, d = 10_000, 2
+    g = rng.normal(size=(n, d, d)) + 1j * rng.normal(size=(n, d, d))
+    rhos = g @ g.conj().transpose(0, 2, 1)
+    rhos /= np.trace(rhos, axis1=1, axis2=2).real[:, None, None]
+    h = rng.normal(size=(n, d, d)) + 1j * rng.normal(size=(n, d, d))
+    sigmas = h @ h.conj().transpose(0, 2, 1)
+    sigmas /= np.trace(sigmas, axis1=1, axis2=2).real[:, None, None]
+    for kind, alpha in [("sandwiched", 2.0), ("petz", 0.5), ("umegaki", None), ("fidelity", None)]:
+        out = qrenyi.divergence(rhos, sigmas, kind, alpha)
+        assert out.shape == (n,) and np.isfinite(out).all()
+        for k in rng.choice(n, 20, replace=False):
+            assert out[k] == qrenyi.divergence(rhos[k], sigmas[k], kind, alpha)
+    # numpy batched cross-check of the sandwiched divergence at α = 2: ln Tr (σ^{-1/4} ρ σ^{-1/4})²
+    w, v = np.linalg.eigh(sigmas)
+    si = (v * (w ** -0.25)[:, None, :]) @ v.conj().transpose(0, 2, 1)
+    t = si @ rhos @ si
+    want = np.log(np.einsum("kij,kji->k", t, t).real)
+    np.testing.assert_allclose(qrenyi.divergence(rhos, sigmas, "sandwiched", 2.0), want, rtol=1e-9)
+
+
+def test_threads_call_concurrently():
+    rng = np.random.default_rng(12)
+    pairs = [(random_state(rng, d), random_state(rng, d)) for d in [2, 3, 4, 8, 16] for _ in range(8)]
+    serial = [qrenyi.divergence(r, s, "sandwiched", [0.5, 2.0]).tolist() for r, s in pairs]
+    shared = qrenyi.Pair(*pairs[-1])
+    shared_want = shared.curve("petz", [0.5, 1.5]).tolist()
+    barrier = threading.Barrier(8)
+
+    def work(i):
+        barrier.wait()
+        out = []
+        for _ in range(5):
+            out.append([qrenyi.divergence(r, s, "sandwiched", [0.5, 2.0]).tolist() for r, s in pairs])
+            assert shared.curve("petz", [0.5, 1.5]).tolist() == shared_want
+        return out
+
+    with ThreadPoolExecutor(8) as ex:
+        for res in ex.map(work, range(8)):
+            for rep in res:
+                assert rep == serial

@@ -134,6 +134,13 @@ pub enum Error {
         /// Why it failed.
         reason: String,
     },
+    /// The GPU backend (`Backend::Cuda`) was asked for where it cannot run: qrenyi built without
+    /// the `cuda` feature, no NVIDIA driver or CUDA library found, or no device.
+    #[error("GPU backend unavailable: {reason}")]
+    GpuUnavailable {
+        /// What is missing, and what to use instead.
+        reason: String,
+    },
 }
 
 /// A number for a message: fixed notation with 4 decimals in `[1e-3, 1e6)`, else scientific

@@ -248,3 +248,14 @@ fn reference_values_nalgebra() {
 fn reference_values_faer() {
     report("faer backend", &run(Backend::Faer));
 }
+
+/// The GPU (`Backend::Cuda`, feature `cuda`) on every fixture, with the same tolerances; skipped,
+/// with the reason printed, where qrenyi is built without the feature or no CUDA device is usable.
+#[test]
+fn reference_values_cuda() {
+    if !Backend::available().contains(&Backend::Cuda) {
+        eprintln!("reference_values_cuda SKIPPED: no usable CUDA GPU in this build/machine");
+        return;
+    }
+    report("cuda backend", &run(Backend::Cuda));
+}

@@ -69,8 +69,9 @@ pub struct Args {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Eigensolver backend: auto (nalgebra at small d, LAPACK and faer above), lapack,
-    /// lapack-mrrr, nalgebra or faer.
+    /// Eigensolver backend: auto (nalgebra at small d, LAPACK and faer above, the GPU from d = 128
+    /// when built with `cuda` and one is present), lapack, lapack-mrrr, nalgebra, faer or cuda
+    /// (NVIDIA GPU; needs the `cuda` build feature).
     #[arg(long, default_value = "auto")]
     pub backend: String,
     /// Base validation tolerance (scaled by √d and the matrix size, see docs/conventions.md).

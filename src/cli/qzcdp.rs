@@ -25,7 +25,7 @@ pub struct PairArgs {
     #[arg(long)]
     pub sigma: PathBuf,
     /// Eigensolver backend: auto (nalgebra at small d, LAPACK and faer above), lapack,
-    /// lapack-mrrr, nalgebra or faer.
+    /// lapack-mrrr, nalgebra, faer or cuda (NVIDIA GPU; needs the `cuda` build feature).
     #[arg(long, default_value = "auto")]
     pub backend: String,
     /// Base validation tolerance.

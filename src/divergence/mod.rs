@@ -19,6 +19,7 @@
 pub mod accuracy;
 pub mod batch;
 pub mod classical;
+mod device;
 mod petz;
 mod quantum;
 

@@ -21,6 +21,7 @@
 //!   allows, else the graded Jacobi method (`spectral::graded_psd_eigen`); below α = ½ in split
 //!   logarithmic form (no `μ^γ` is formed, so α down to 10⁻³⁰⁰ works). Maximal α < 1 likewise.
 
+use super::device::{self, DeviceCache, DeviceMatrix};
 use super::petz::PetzFactors;
 use super::{renyi_mean, Family};
 use crate::error::{Error, Result};
@@ -48,6 +49,8 @@ pub struct Pair<'a> {
     nussbaum_szkola: OnceCell<Vec<(f64, f64)>>,
     maximal: OnceCell<MaximalReduction>,
     maximal_graded: OnceCell<MaximalReduction>,
+    /// `W` and `ρ'` in GPU memory when ρ's backend runs this dimension on the GPU.
+    device: DeviceCache,
 }
 
 /// The overlap `W = V_σ† V_ρ` (`W_ji = ⟨b_j|a_i⟩`, one zgemm) with the support split of `σ`.
@@ -160,6 +163,7 @@ impl<'a> Pair<'a> {
             nussbaum_szkola: OnceCell::new(),
             maximal: OnceCell::new(),
             maximal_graded: OnceCell::new(),
+            device: DeviceCache::default(),
         })
     }
 
@@ -187,7 +191,11 @@ impl<'a> Pair<'a> {
             return Ok(b);
         }
         let (er, es) = (self.rho.eigen()?, self.sigma.eigen()?);
-        let w = adjoint_times(&es.vectors().view(), &er.vectors().view());
+        let (vs, vr) = (es.vectors().view(), er.vectors().view());
+        let w = match self.device.overlap(self.rho.backend(), &vs, &vr)? {
+            Some(w) => w,
+            None => adjoint_times(&vs, &vr),
+        };
         let lambda = er.values();
         let (support, kernel) = (es.support(), es.kernel());
         let leakage: f64 = kernel
@@ -226,6 +234,9 @@ impl<'a> Pair<'a> {
         // α = 1, move D̃_α(ρ‖ρ) by 1e-17/|α − 1|
         let er = self.rho.eigen()?;
         let sqrt_l: Vec<f64> = (0..er.dim()).map(|i| er.clamped(i).sqrt()).collect();
+        if let Some(r) = self.device.rho_in_basis(&sqrt_l)? {
+            return Ok(self.rho_in_basis.get_or_init(|| r));
+        }
         let c = Array2::from_shape_fn(w.dim(), |(j, i)| w[[j, i]] * sqrt_l[i]);
         Ok(self.rho_in_basis.get_or_init(|| gram(&c.view())))
     }
@@ -442,6 +453,7 @@ impl<'a> Pair<'a> {
             sigma: self.sigma,
             basis: self.basis()?,
             rho_in_basis: self.rho_in_basis()?,
+            device_rho: self.device.rho(),
         })
     }
 
@@ -467,7 +479,9 @@ impl<'a> Pair<'a> {
             .copied()
             .filter(|&a| a.is_finite() && a != 1.0)
             .collect();
-        let values: Vec<Result<f64>> = if finite.len() < 2 || self.rho.dim() < PARALLEL_CURVE_FROM {
+        // on the GPU the orders run one after the other (one device, its solves serialised)
+        let sequential = self.rho.dim() < PARALLEL_CURVE_FROM || view.device_rho.is_some();
+        let values: Vec<Result<f64>> = if finite.len() < 2 || sequential {
             finite.iter().map(|&a| view.renyi(a)).collect()
         } else {
             crate::spectral::with_single_blas_thread(|| {
@@ -570,6 +584,8 @@ struct SandwichedView<'p> {
     sigma: &'p DensityMatrix,
     basis: &'p SigmaBasis,
     rho_in_basis: &'p Array2<Complex64>,
+    /// `ρ'` in GPU memory (then the per-order solves run there).
+    device_rho: Option<&'p DeviceMatrix>,
 }
 
 impl SandwichedView<'_> {
@@ -614,9 +630,19 @@ impl SandwichedView<'_> {
                     .collect(),
             }
         } else {
-            let a =
-                Array2::from_shape_fn((n, n), |(x, y)| rho[[s[x], s[y]]] * (scale[x] * scale[y]));
-            let nu = self.rho.backend().eigvalsh(a.view())?;
+            let backend = self.rho.backend();
+            let on_device = self
+                .device_rho
+                .and_then(|m| device::scaled_block_eigvalsh(m, s, &scale));
+            let nu = match on_device {
+                Some(nu) => nu?,
+                None => {
+                    let a = Array2::from_shape_fn((n, n), |(x, y)| {
+                        rho[[s[x], s[y]]] * (scale[x] * scale[y])
+                    });
+                    backend.eigvalsh(a.view())?
+                }
+            };
             let smax = scale.iter().fold(0.0f64, |m, &x| m.max(x * x));
             let thr = zero_threshold(n, self.rho.eigen()?.max_value() * smax);
             top_rank(

@@ -24,6 +24,12 @@ use crate::spectral::{zero_threshold, Backend, EigenSolver};
 use ndarray::{Array1, Array2, ArrayView2, Axis};
 use std::cell::OnceCell;
 
+/// `K_XX` and `C` in GPU memory (feature `cuda`), for the per-`(α, λ)` solves.
+#[cfg(feature = "cuda")]
+type DeviceBlocks = crate::spectral::cuda::KernelBlocks;
+#[cfg(not(feature = "cuda"))]
+type DeviceBlocks = ();
+
 /// The α- and λ-independent part of the estimator `D̃_α(Σ̂_P ‖ Σ̂_Q + λI)` for samples `X` (`n`
 /// points) and `Y` (`m` points): `K_XX`, `C = K_XY E` and the spectrum `ν` of `K_YY/m`.
 ///
@@ -55,6 +61,29 @@ pub struct KernelDivergence {
     m: usize,
     backend: Backend,
     rho_spectrum: OnceCell<Array1<f64>>,
+    /// Set when `backend` runs dimension `m` on the GPU: then `M_γ` is assembled and solved there.
+    device: Option<DeviceBlocks>,
+}
+
+/// The spectrum of `K_YY` (ascending) and `C = K_XY E`; on the GPU (keeping `K_XX` and `C` there)
+/// when `backend` runs dimension `m` on it, else `E` from `backend` and one host `dgemm`.
+#[allow(unused_variables)]
+fn decompose(
+    kxx: &Array2<f64>,
+    kxy: Array2<f64>,
+    kyy: Array2<f64>,
+    backend: Backend,
+) -> Result<(Array1<f64>, Array2<f64>, Option<DeviceBlocks>)> {
+    #[cfg(feature = "cuda")]
+    if backend.uses_gpu(kyy.nrows()) {
+        let (nu, c, dev) =
+            crate::spectral::cuda::kernel_blocks(&kxx.view(), &kxy.view(), &kyy.view())?;
+        return Ok((nu, c, Some(dev)));
+    }
+    let (nu, e) = backend.eigh_real(kyy.view())?;
+    drop(kyy);
+    let c = kxy.dot(&e);
+    Ok((nu, c, None))
 }
 
 /// The Rényi-mean terms of `Tr(σ^γ ρ)/Tr ρ` in σ's eigenbasis, and the support decision.
@@ -166,13 +195,10 @@ impl KernelDivergence {
                 "the diagonal of K_XX must be positive",
             ));
         }
-        let (mut nu, e) = backend.eigh_real(kyy.view())?;
-        drop(kyy);
+        let (mut nu, c, device) = decompose(&kxx, kxy, kyy, backend)?;
         nu.mapv_inplace(|v| v / m as f64);
         let numax = nu.iter().copied().fold(0.0f64, f64::max);
         let nu_threshold = zero_threshold(m, numax);
-        let c = kxy.dot(&e);
-        drop((kxy, e));
         let overlap = c
             .axis_iter(Axis(1))
             .zip(nu.iter())
@@ -194,6 +220,7 @@ impl KernelDivergence {
             m,
             backend,
             rho_spectrum: OnceCell::new(),
+            device,
         })
     }
 
@@ -285,6 +312,21 @@ impl KernelDivergence {
     /// `M_γ = Fᵀ σ^γ F / n` for `σ = Σ̂_Q + λI` (see the module docs). For `λ = 0` the part of `ρ`
     /// outside `supp Σ̂_Q` is dropped (pseudo-inverse convention; callers handle `+∞`).
     fn sandwich(&self, gamma: f64, lambda: f64) -> Array2<f64> {
+        let (a, b, scale) = self.sandwich_coefficients(gamma, lambda);
+        let mut w = self.c.clone();
+        for (mut col, s) in w.axis_iter_mut(Axis(1)).zip(&scale) {
+            col.mapv_inplace(|v| v * s);
+        }
+        let mut out = w.dot(&w.t());
+        drop(w);
+        ndarray::Zip::from(&mut out)
+            .and(&self.kxx)
+            .for_each(|o, &k| *o = a * k + b * *o);
+        out
+    }
+
+    /// `M_γ = a K_XX + b W Wᵀ` with `W = C diag(scale)`: returns `(a, b, scale)`.
+    fn sandwich_coefficients(&self, gamma: f64, lambda: f64) -> (f64, f64, Vec<f64>) {
         let (n, m) = (self.n() as f64, self.m as f64);
         let (base, h): (f64, Vec<f64>) = if lambda > 0.0 {
             let lg1 = lambda.powf(gamma - 1.0);
@@ -317,34 +359,39 @@ impl KernelDivergence {
         } else {
             1.0
         };
-        let mut w = self.c.clone();
-        for (mut col, hj) in w.axis_iter_mut(Axis(1)).zip(&h) {
-            let s = hj.abs().sqrt();
-            col.mapv_inplace(|v| v * s);
-        }
-        let mut out = w.dot(&w.t());
-        drop(w);
-        let (a, b) = (base / n, sign / n);
-        ndarray::Zip::from(&mut out)
-            .and(&self.kxx)
-            .for_each(|o, &k| *o = a * k + b * *o);
-        out
+        let scale = h.iter().map(|hj| hj.abs().sqrt()).collect();
+        (base / n, sign / n, scale)
     }
 
     /// The eigenvalues of `M_γ` above the zero threshold `τ(n, μ_max)`.
     fn sandwich_spectrum(&self, gamma: f64, lambda: f64) -> Result<Vec<f64>> {
-        let m = self.sandwich(gamma, lambda);
-        if m.iter().any(|v| !v.is_finite()) {
+        let overflow = || {
             // e.g. α = 5e-324: γ = (1−α)/α ≈ 2e323 and σ^{γ/2} is out of the f64 range; say so
             // instead of letting the eigensolver fail on infinities
-            return Err(Error::invalid(
+            Error::invalid(
                 "(1−α)/α",
                 gamma,
                 "σ^((1−α)/2α) overflows f64 at this order (α too close to 0 for these samples); \
                  use a larger α",
-            ));
-        }
-        let mu = self.backend.eigvalsh_real(m.view())?;
+            )
+        };
+        let mu = match &self.device {
+            #[cfg(feature = "cuda")]
+            Some(dev) => {
+                let (a, b, scale) = self.sandwich_coefficients(gamma, lambda);
+                if !a.is_finite() || !b.is_finite() || scale.iter().any(|v| !v.is_finite()) {
+                    return Err(overflow());
+                }
+                dev.sandwich_eigvalsh(a, b, &scale)?
+            }
+            _ => {
+                let m = self.sandwich(gamma, lambda);
+                if m.iter().any(|v| !v.is_finite()) {
+                    return Err(overflow());
+                }
+                self.backend.eigvalsh_real(m.view())?
+            }
+        };
         let mumax = mu.iter().copied().fold(0.0f64, f64::max);
         let thr = zero_threshold(mu.len(), mumax);
         Ok(mu.iter().copied().filter(|&v| v > thr).collect())

@@ -83,6 +83,12 @@ pub const AUTO_NALGEBRA_CHOLESKY_BELOW: usize = 8;
 /// docs/PERFORMANCE.md, "Auto crossovers".
 pub const AUTO_FAER_FROM: usize = 192;
 
+/// [`Backend::Auto`] sends complex solves (full, values only, the Cholesky PSD check) of dimension
+/// at least this to the GPU ([`Backend::Cuda`]) when qrenyi is built with the `cuda` feature and a
+/// CUDA device is usable; a pair of states then also keeps its basis change on the GPU (the
+/// measured crossover, NVIDIA H100 against its host's 16 cores: docs/PERFORMANCE.md, "GPU").
+pub const AUTO_CUDA_FROM: usize = 128;
+
 /// Which eigensolver to use. `Backend::default()` is [`Backend::Auto`] when the `openblas`
 /// feature is enabled (the default) and [`Backend::Nalgebra`] otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -103,6 +109,10 @@ pub enum Backend {
     /// faer's pure-Rust solvers (`self_adjoint_eigen`, `self_adjoint_eigenvalues`,
     /// `singular_values`, `llt`); needs the default `faer` feature.
     Faer,
+    /// NVIDIA GPU through cuSOLVER/cuBLAS (`zheevd`, `dsyevd`, `zgesvd`, `zpotrf`; double
+    /// precision), feature `cuda`. Without the feature, or without a usable device, every call
+    /// answers [`Error::GpuUnavailable`].
+    Cuda,
 }
 
 /// The kind of call, for [`Backend::Auto`]'s choice.
@@ -134,10 +144,11 @@ impl std::str::FromStr for Backend {
             "nalgebra" => Ok(Backend::Nalgebra),
             "auto" => Ok(Backend::Auto),
             "faer" => Ok(Backend::Faer),
+            "cuda" | "gpu" => Ok(Backend::Cuda),
             other => Err(Error::Parse {
                 what: "backend".into(),
                 reason: format!(
-                    "unknown backend {other:?} (expected auto, lapack, lapack-mrrr, nalgebra or faer)"
+                    "unknown backend {other:?} (expected auto, lapack, lapack-mrrr, nalgebra, faer or cuda)"
                 ),
             }),
         }
@@ -160,7 +171,17 @@ impl Backend {
         if cfg!(feature = "faer") {
             all.push(Backend::Faer);
         }
+        if gpu_present() {
+            all.push(Backend::Cuda);
+        }
         all
+    }
+
+    /// Whether a call of kind `op` at dimension `d` runs on the GPU (explicit [`Backend::Cuda`], or
+    /// [`Backend::Auto`] from [`AUTO_CUDA_FROM`] with a device present).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(crate) fn uses_gpu(self, d: usize) -> bool {
+        self.resolve(Op::Vectors, d) == Backend::Cuda
     }
 
     /// The concrete backend that runs a call of kind `op` on a `d × d` matrix ([`Backend::Auto`]'s
@@ -171,6 +192,9 @@ impl Backend {
         }
         let (lapack, faer) = (cfg!(feature = "openblas"), cfg!(feature = "faer"));
         match op {
+            Op::Vectors | Op::Values | Op::Cholesky if d >= AUTO_CUDA_FROM && gpu_present() => {
+                Backend::Cuda
+            }
             Op::Vectors if d < AUTO_NALGEBRA_BELOW => Backend::Nalgebra,
             Op::Values if d < AUTO_NALGEBRA_VALUES_BELOW => Backend::Nalgebra,
             Op::Cholesky if d < AUTO_NALGEBRA_CHOLESKY_BELOW => Backend::Nalgebra,
@@ -187,6 +211,25 @@ fn faer_missing<T>() -> Result<T> {
     Err(Error::Eigensolver {
         backend: "faer",
         reason: "qrenyi was built without the `faer` feature; use another backend".into(),
+    })
+}
+
+/// Whether the `cuda` feature is compiled in and a CUDA device is usable (checked once).
+fn gpu_present() -> bool {
+    #[cfg(feature = "cuda")]
+    {
+        super::cuda::available()
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        false
+    }
+}
+
+#[cfg(not(feature = "cuda"))]
+fn cuda_missing<T>() -> Result<T> {
+    Err(Error::GpuUnavailable {
+        reason: "qrenyi was built without the `cuda` feature (cargo build --features cuda)".into(),
     })
 }
 
@@ -213,6 +256,10 @@ macro_rules! dispatch {
             Backend::Faer => super::faer_backend::Faer.$method($($arg),*),
             #[cfg(not(feature = "faer"))]
             Backend::Faer => faer_missing(),
+            #[cfg(feature = "cuda")]
+            Backend::Cuda => super::cuda::Cuda.$method($($arg),*),
+            #[cfg(not(feature = "cuda"))]
+            Backend::Cuda => cuda_missing(),
             // resolve never returns Auto; nalgebra is its portable answer anyway
             Backend::Nalgebra | Backend::Auto => {
                 super::nalgebra_backend::Nalgebra.$method($($arg),*)
@@ -229,6 +276,7 @@ impl EigenSolver for Backend {
             Backend::Nalgebra => "nalgebra",
             Backend::Auto => "auto",
             Backend::Faer => "faer",
+            Backend::Cuda => "cuda",
         }
     }
     fn eigh(&self, a: ArrayView2<Complex64>) -> Result<(Array1<f64>, Array2<Complex64>)> {

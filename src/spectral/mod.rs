@@ -11,6 +11,8 @@
 //! convention): `A^p = Σ_{λ_i > τ} λ_i^p |v_i⟩⟨v_i|` for `p ≤ 0`.
 
 mod backend;
+#[cfg(feature = "cuda")]
+pub mod cuda;
 #[cfg(feature = "faer")]
 mod faer_backend;
 mod graded;
@@ -20,8 +22,8 @@ mod nalgebra_backend;
 mod products;
 
 pub use backend::{
-    Backend, EigenSolver, AUTO_FAER_FROM, AUTO_NALGEBRA_BELOW, AUTO_NALGEBRA_CHOLESKY_BELOW,
-    AUTO_NALGEBRA_VALUES_BELOW,
+    Backend, EigenSolver, AUTO_CUDA_FROM, AUTO_FAER_FROM, AUTO_NALGEBRA_BELOW,
+    AUTO_NALGEBRA_CHOLESKY_BELOW, AUTO_NALGEBRA_VALUES_BELOW,
 };
 pub use graded::{graded_psd_eigen, GradedSpectrum};
 pub use products::{adjoint_times, gram};

@@ -24,6 +24,23 @@ pub fn npy(data: &[u8]) {
     }
 }
 
+/// `.npz` reader ([`crate::io::read_stack`] on `FILE.npz` and `FILE.npz:rho`): the bytes are an
+/// archive in memory, read through the same code as archive files (zip, then the checked `.npy`
+/// parser). Both the one-array form (no name) and the named member `rho` are tried.
+pub fn npz(data: &[u8]) {
+    for member in [None, Some("rho")] {
+        let cursor = std::io::Cursor::new(data);
+        if let Ok((a, _)) = crate::io::npz_member(cursor, "fuzz input", member) {
+            let elements: usize = a.shape().iter().product();
+            assert_eq!(elements, a.len(), "shape disagrees with the data");
+            assert!(
+                a.len() as u64 * 4 <= crate::io::NPZ_MAX_MEMBER,
+                "decoded a member larger than the bound"
+            );
+        }
+    }
+}
+
 /// JSON matrix reader ([`crate::io::read_matrix`] on `.json`).
 pub fn json_matrix(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {

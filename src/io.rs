@@ -766,13 +766,27 @@ fn npy_any(bytes: &[u8]) -> std::result::Result<(DynC64, bool), String> {
 /// memory).
 pub const NPZ_MAX_MEMBER: u64 = 1 << 34;
 
-/// One member of an `.npz` archive (`member` may be omitted when the archive holds one array),
-/// stored or deflated: its bytes, at most [`NPZ_MAX_MEMBER`], go through the same checked `.npy`
-/// parser as plain files.
+/// One member of an `.npz` archive file (`member` may be omitted when the archive holds one
+/// array), stored or deflated: its bytes, at most [`NPZ_MAX_MEMBER`], go through the same checked
+/// `.npy` parser as plain files ([`npz_member`]).
 fn read_npz_member(path: &Path, member: Option<&str>) -> Result<(DynC64, bool)> {
-    use std::io::Read;
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut zip = zip::ZipArchive::new(file).map_err(|e| Error::io(path, e))?;
+    npz_member(file, &path.display().to_string(), member)
+}
+
+/// One member of an `.npz` archive read from any seekable source (a file, or bytes in memory for
+/// the fuzz target `npz`); `label` names the archive in errors. The member's uncompressed bytes are
+/// read up to [`NPZ_MAX_MEMBER`] and parsed by [`parse_npy_with_precision`].
+pub(crate) fn npz_member<R: std::io::Read + std::io::Seek>(
+    reader: R,
+    label: &str,
+    member: Option<&str>,
+) -> Result<(DynC64, bool)> {
+    use std::io::Read;
+    let mut zip = zip::ZipArchive::new(reader).map_err(|e| Error::Io {
+        path: label.to_string(),
+        reason: e.to_string(),
+    })?;
     let names: Vec<String> = zip
         .file_names()
         .map(|n| n.strip_suffix(".npy").unwrap_or(n).to_string())
@@ -782,7 +796,7 @@ fn read_npz_member(path: &Path, member: Option<&str>) -> Result<(DynC64, bool)> 
         None if names.len() == 1 => names[0].clone(),
         None => {
             return Err(Error::Parse {
-                what: path.display().to_string(),
+                what: label.to_string(),
                 reason: format!(
                     "the archive holds {} arrays ({}): name one as FILE.npz:NAME",
                     names.len(),
@@ -791,7 +805,7 @@ fn read_npz_member(path: &Path, member: Option<&str>) -> Result<(DynC64, bool)> 
             })
         }
     };
-    let what = format!("{}:{name}", path.display());
+    let what = format!("{label}:{name}");
     let parse_err = |reason: String| Error::Parse {
         what: what.clone(),
         reason,

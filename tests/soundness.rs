@@ -87,6 +87,112 @@ fn adjoint_times_checks_shapes_in_release_builds() {
     let _ = qrenyi::spectral::adjoint_times(&a.view(), &b.view());
 }
 
+/// The CPU backends that wrap FFI or pure-Rust solvers (CUDA has its own suite, tests/gpu.rs).
+const CPU_BACKENDS: [qrenyi::spectral::Backend; 5] = {
+    use qrenyi::spectral::Backend::*;
+    [Lapack, LapackMrrr, Faer, Nalgebra, Auto]
+};
+
+/// A Hermitian test matrix with distinct eigenvalues (a Hilbert-like real part, skew imaginary).
+fn hermitian(d: usize) -> Array2<Complex64> {
+    Array2::from_shape_fn((d, d), |(i, j)| {
+        let (lo, hi) = (i.min(j) as f64 + 1.0, i.max(j) as f64 + 1.0);
+        let im = if i < j {
+            0.1 * lo
+        } else if i > j {
+            -0.1 * lo
+        } else {
+            0.0
+        };
+        Complex64::new(1.0 / (lo + hi) + if i == j { lo } else { 0.0 }, im)
+    })
+}
+
+/// Every public solver entry point refuses a non-square matrix with `Error::NotSquare` — in front
+/// of the LAPACK wrappers, whose own unconditional assertions (src/spectral/lapack.rs) are the
+/// second line: a rectangular buffer never reaches a routine that would read `n·n` elements.
+#[test]
+fn solvers_refuse_non_square_matrices() {
+    use qrenyi::spectral::EigenSolver;
+    use qrenyi::Error;
+    let c = Array2::from_shape_fn((3, 2), |(i, j)| Complex64::new((i + 2 * j) as f64, 0.0));
+    let r = c.mapv(|z| z.re);
+    let not_square = |e: Error, rows, cols| {
+        assert!(
+            matches!(e, Error::NotSquare { rows: r, cols: c } if r == rows && c == cols),
+            "{e}"
+        )
+    };
+    for b in CPU_BACKENDS {
+        for (view, rows, cols) in [(c.view(), 3, 2), (c.t(), 2, 3)] {
+            not_square(b.eigh(view).unwrap_err(), rows, cols);
+            not_square(b.eigvalsh(view).unwrap_err(), rows, cols);
+            not_square(b.is_positive_definite(view, 0.0).unwrap_err(), rows, cols);
+        }
+        not_square(b.eigh_real(r.view()).unwrap_err(), 3, 2);
+        not_square(b.eigvalsh_real(r.t()).unwrap_err(), 2, 3);
+        // a 0×3 matrix is not square either (no zero-sized LAPACK call with a stray lda)
+        let empty = Array2::<Complex64>::zeros((0, 3));
+        not_square(b.eigvalsh(empty.view()).unwrap_err(), 0, 3);
+        // the 0×0 matrix is: no eigenvalues
+        let none = Array2::<Complex64>::zeros((0, 0));
+        assert_eq!(b.eigvalsh(none.view()).unwrap().len(), 0, "{b:?}");
+    }
+}
+
+/// Non-contiguous views (every other row and column of a larger matrix, transposes, negative
+/// strides) reach the FFI routines as contiguous column-major copies: every backend returns the
+/// same spectrum, singular values and Cholesky answer as for the owned contiguous matrix.
+#[test]
+fn solvers_read_non_contiguous_views_correctly() {
+    use ndarray::s;
+    use qrenyi::spectral::{gram, EigenSolver};
+    let big = hermitian(8);
+    let strided = big.slice(s![..;2, ..;2]);
+    let reversed = big.slice(s![..;-2, ..;-2]);
+    assert!(!strided.is_standard_layout() && !strided.t().is_standard_layout());
+    let owned = strided.to_owned();
+    let reference = qrenyi::spectral::Backend::Nalgebra
+        .eigvalsh(owned.view())
+        .unwrap();
+    for b in CPU_BACKENDS {
+        // the reversed view is the same matrix with rows and columns permuted: same spectrum;
+        // its transpose is the complex conjugate: same spectrum too
+        for view in [strided, strided.t(), reversed, owned.view()] {
+            let w = b.eigvalsh(view).unwrap();
+            for (x, y) in w.iter().zip(&reference) {
+                assert!((x - y).abs() < 1e-12, "{b:?}: {x} vs {y}");
+            }
+            let (w2, v) = b.eigh(view).unwrap();
+            let av = view.dot(&v);
+            let vl = &v * &w2.mapv(|x| Complex64::new(x, 0.0));
+            let residual = (&av - &vl).iter().map(|z| z.norm()).fold(0.0, f64::max);
+            assert!(residual < 1e-12, "{b:?}: residual {residual}");
+            assert!(b.is_positive_definite(view, 0.0).unwrap(), "{b:?}");
+            let rv = view.mapv(|z| z.re);
+            let rs = b.eigvalsh_real(rv.view()).unwrap();
+            assert_eq!(rs.len(), 4);
+        }
+        // rectangular strided views for singular values (wide, tall)
+        let wide = big.slice(s![..;3, ..]);
+        let tall = big.slice(s![.., 1..;3]);
+        for view in [wide, tall, wide.t()] {
+            let sv = b.singular_values(view).unwrap();
+            let sv_owned = b.singular_values(view.to_owned().view()).unwrap();
+            assert_eq!(sv.len(), view.nrows().min(view.ncols()));
+            for (x, y) in sv.iter().zip(&sv_owned) {
+                assert!((x - y).abs() < 1e-12, "{b:?}: {x} vs {y}");
+            }
+            // σ² are the eigenvalues of C C† (computed by zherk on the strided view)
+            let mut ev = b.eigvalsh(gram(&view).view()).unwrap().to_vec();
+            ev.reverse();
+            for (x, y) in sv.iter().zip(&ev) {
+                assert!((x * x - y).abs() < 1e-12, "{b:?}: {x}² vs {y}");
+            }
+        }
+    }
+}
+
 #[test]
 fn apply_matrix_reports_a_wrong_size() {
     let ch = Channel::new(vec![Array2::<Complex64>::eye(2)]).unwrap();

@@ -38,16 +38,89 @@ fn dim_i32(n: usize) -> Result<i32> {
         .map_err(|_| Error::invalid("dimension", n as f64, "too large for 32-bit LAPACK"))
 }
 
+// The shape contract of every `unsafe` LAPACK call below, checked in every build (as faer does)
+// right before the call: the Fortran routines trust their integer arguments and read or write
+// `lda·n` elements of the matrix, `n` of `w`, `lwork` of `work` …, so a slice shorter than what
+// the integers promise would be an out-of-bounds access. The public entry points
+// (`Backend::eigh` …) already refuse a non-square matrix with `Error::NotSquare`; these
+// assertions make the wrappers sound on their own.
+
+/// The matrix argument: a contiguous column-major `rows × cols` buffer with leading dimension
+/// `ld = max(1, rows)`.
+fn assert_matrix<T>(routine: &str, buf: &[T], (rows, cols): (usize, usize), ld: i32) {
+    assert!(
+        usize::try_from(ld).is_ok_and(|ld| ld == rows.max(1)),
+        "{routine}: leading dimension {ld} for {rows} rows (must be max(1, rows))"
+    );
+    assert_eq!(
+        buf.len(),
+        rows * cols,
+        "{routine}: buffer of {} elements for a {rows}×{cols} matrix",
+        buf.len()
+    );
+}
+
+/// An array argument the routine reads or writes `need` elements of.
+fn assert_len<T>(routine: &str, what: &str, buf: &[T], need: usize) {
+    assert!(
+        buf.len() >= need,
+        "{routine}: {what} holds {} elements, the call touches {need}",
+        buf.len()
+    );
+}
+
+/// A workspace size returned by an `lwork = -1` query, as the length to allocate and the `i32`
+/// to pass (at least 1; an error when it does not fit LAPACK's 32-bit integers).
+fn work_size(routine: &'static str, query: f64) -> Result<(usize, i32)> {
+    if !(query.is_finite() && query >= 0.0 && query <= f64::from(i32::MAX)) {
+        return Err(Error::Eigensolver {
+            backend: routine,
+            reason: format!("workspace query returned {query}"),
+        });
+    }
+    let n = (query as i32).max(1);
+    Ok((n as usize, n))
+}
+
+/// `?evr` with range 'A' reports in `m` how many eigenvalues it found: all `n`, or the result is
+/// incomplete (the unfilled values and vectors are not eigenpairs).
+fn found_all(routine: &'static str, m: i32, n: usize) -> Result<()> {
+    if usize::try_from(m).ok() != Some(n) {
+        return Err(Error::Eigensolver {
+            backend: routine,
+            reason: format!("found {m} of {n} eigenvalues"),
+        });
+    }
+    Ok(())
+}
+
+/// A square input, checked before its column-major copy is made (the callers' contract).
+fn assert_square<T>(routine: &str, a: &ArrayView2<T>) {
+    assert_eq!(
+        a.nrows(),
+        a.ncols(),
+        "{routine}: a {}×{} matrix is not square",
+        a.nrows(),
+        a.ncols()
+    );
+}
+
 /// `zheevd` with jobz = 'V' or 'N'; returns (values, column-major vectors buffer).
 fn zheevd(a: &ArrayView2<Complex64>, vectors: bool) -> Result<(Vec<f64>, Vec<c64>)> {
-    let n = dim_i32(a.nrows())?;
+    assert_square("zheevd", a);
+    let nu = a.nrows();
+    let n = dim_i32(nu)?;
     let mut buf = col_major(a);
-    let mut w = vec![0.0; a.nrows()];
+    let mut w = vec![0.0; nu];
     if n == 0 {
         return Ok((w, buf));
     }
     let jobz = if vectors { b'V' } else { b'N' };
     let (mut info, mut wq, mut rq, mut iq) = (0, [c64::new(0.0, 0.0)], [0.0f64], [0i32]);
+    assert_matrix("zheevd", &buf, (nu, nu), n);
+    assert_len("zheevd", "w", &w, nu);
+    // SAFETY: `buf` is the n×n column-major matrix (lda = n), `w` holds n values, and the
+    // workspace query (lwork = lrwork = liwork = −1) writes one element of each of wq, rq, iq.
     unsafe {
         lapack::zheevd(
             jobz, b'L', n, &mut buf, n, &mut w, &mut wq, -1, &mut rq, -1, &mut iq, -1, &mut info,
@@ -56,16 +129,21 @@ fn zheevd(a: &ArrayView2<Complex64>, vectors: bool) -> Result<(Vec<f64>, Vec<c64
     if info != 0 {
         return Err(lapack_error("zheevd", info));
     }
-    let (lw, lr, li) = (wq[0].re as usize, rq[0] as usize, iq[0] as usize);
-    let (mut work, mut rwork, mut iwork) = (
-        vec![c64::new(0.0, 0.0); lw.max(1)],
-        vec![0.0; lr.max(1)],
-        vec![0; li.max(1)],
-    );
+    let (lw, lwi) = work_size("zheevd", wq[0].re)?;
+    let (lr, lri) = work_size("zheevd", rq[0])?;
+    let (li, lii) = work_size("zheevd", f64::from(iq[0]))?;
+    let (mut work, mut rwork, mut iwork) =
+        (vec![c64::new(0.0, 0.0); lw], vec![0.0; lr], vec![0; li]);
+    assert_matrix("zheevd", &buf, (nu, nu), n);
+    assert_len("zheevd", "w", &w, nu);
+    assert_len("zheevd", "work", &work, lw);
+    assert_len("zheevd", "rwork", &rwork, lr);
+    assert_len("zheevd", "iwork", &iwork, li);
+    // SAFETY: shapes as asserted above; the workspaces hold the sizes passed.
     unsafe {
         lapack::zheevd(
-            jobz, b'L', n, &mut buf, n, &mut w, &mut work, lw as i32, &mut rwork, lr as i32,
-            &mut iwork, li as i32, &mut info,
+            jobz, b'L', n, &mut buf, n, &mut w, &mut work, lwi, &mut rwork, lri, &mut iwork, lii,
+            &mut info,
         );
     }
     if info != 0 {
@@ -76,6 +154,7 @@ fn zheevd(a: &ArrayView2<Complex64>, vectors: bool) -> Result<(Vec<f64>, Vec<c64
 
 /// `zheevr` (all eigenvalues) with jobz = 'V' or 'N'.
 fn zheevr(a: &ArrayView2<Complex64>, vectors: bool) -> Result<(Vec<f64>, Vec<c64>)> {
+    assert_square("zheevr", a);
     let nu = a.nrows();
     let n = dim_i32(nu)?;
     let mut buf = col_major(a);
@@ -88,6 +167,9 @@ fn zheevr(a: &ArrayView2<Complex64>, vectors: bool) -> Result<(Vec<f64>, Vec<c64
     let ldz = if vectors { n } else { 1 };
     let mut isuppz = vec![0i32; 2 * nu];
     let (mut m, mut info, mut wq, mut rq, mut iq) = (0, 0, [c64::new(0.0, 0.0)], [0.0f64], [0i32]);
+    assert_zheevr_shapes(&buf, &w, &z, &isuppz, (nu, vectors));
+    // SAFETY: shapes as asserted (n×n matrix with lda = n, n values, z of ldz·n elements when
+    // vectors, isuppz of 2n); the query writes one element of each of wq, rq, iq.
     unsafe {
         lapack::zheevr(
             jobz,
@@ -118,12 +200,16 @@ fn zheevr(a: &ArrayView2<Complex64>, vectors: bool) -> Result<(Vec<f64>, Vec<c64
     if info != 0 {
         return Err(lapack_error("zheevr", info));
     }
-    let (lw, lr, li) = (wq[0].re as usize, rq[0] as usize, iq[0] as usize);
-    let (mut work, mut rwork, mut iwork) = (
-        vec![c64::new(0.0, 0.0); lw.max(1)],
-        vec![0.0; lr.max(1)],
-        vec![0; li.max(1)],
-    );
+    let (lw, lwi) = work_size("zheevr", wq[0].re)?;
+    let (lr, lri) = work_size("zheevr", rq[0])?;
+    let (li, lii) = work_size("zheevr", f64::from(iq[0]))?;
+    let (mut work, mut rwork, mut iwork) =
+        (vec![c64::new(0.0, 0.0); lw], vec![0.0; lr], vec![0; li]);
+    assert_zheevr_shapes(&buf, &w, &z, &isuppz, (nu, vectors));
+    assert_len("zheevr", "work", &work, lw);
+    assert_len("zheevr", "rwork", &rwork, lr);
+    assert_len("zheevr", "iwork", &iwork, li);
+    // SAFETY: shapes as asserted; the workspaces hold the sizes passed.
     unsafe {
         lapack::zheevr(
             jobz,
@@ -143,22 +229,40 @@ fn zheevr(a: &ArrayView2<Complex64>, vectors: bool) -> Result<(Vec<f64>, Vec<c64
             ldz,
             &mut isuppz,
             &mut work,
-            lw as i32,
+            lwi,
             &mut rwork,
-            lr as i32,
+            lri,
             &mut iwork,
-            li as i32,
+            lii,
             &mut info,
         );
     }
     if info != 0 {
         return Err(lapack_error("zheevr", info));
     }
+    found_all("zheevr", m, nu)?;
     Ok((w, z))
+}
+
+/// The arrays of a `?heevr`/`?syevr` call (range 'A'): the n×n matrix, n values, the vectors
+/// (`ldz = n`, n columns) or a 1-element dummy (`ldz = 1`), and `isuppz` of 2n.
+fn assert_zheevr_shapes<T, Z>(
+    buf: &[T],
+    w: &[f64],
+    z: &[Z],
+    isuppz: &[i32],
+    (n, vectors): (usize, bool),
+) {
+    let ld = i32::try_from(n.max(1)).unwrap_or(i32::MAX);
+    assert_matrix("?evr", buf, (n, n), ld);
+    assert_len("?evr", "w", w, n);
+    assert_len("?evr", "z", z, if vectors { n * n } else { 1 });
+    assert_len("?evr", "isuppz", isuppz, 2 * n);
 }
 
 /// `dsyevd` or `dsyevr` for real symmetric matrices.
 fn dsyev(a: &ArrayView2<f64>, vectors: bool, mrrr: bool) -> Result<(Vec<f64>, Vec<f64>)> {
+    assert_square("dsyev", a);
     let nu = a.nrows();
     let n = dim_i32(nu)?;
     let mut buf = col_major(a);
@@ -173,6 +277,8 @@ fn dsyev(a: &ArrayView2<f64>, vectors: bool, mrrr: bool) -> Result<(Vec<f64>, Ve
         let mut z = vec![0.0; if vectors { nu * nu } else { 1 }];
         let mut isuppz = vec![0i32; 2 * nu];
         let mut m = 0;
+        assert_zheevr_shapes(&buf, &w, &z, &isuppz, (nu, vectors));
+        // SAFETY: shapes as asserted; the query writes one element of wq and of iq.
         unsafe {
             lapack::dsyevr(
                 jobz,
@@ -201,8 +307,13 @@ fn dsyev(a: &ArrayView2<f64>, vectors: bool, mrrr: bool) -> Result<(Vec<f64>, Ve
         if info != 0 {
             return Err(lapack_error("dsyevr", info));
         }
-        let (lw, li) = (wq[0] as usize, iq[0] as usize);
-        let (mut work, mut iwork) = (vec![0.0; lw.max(1)], vec![0; li.max(1)]);
+        let (lw, lwi) = work_size("dsyevr", wq[0])?;
+        let (li, lii) = work_size("dsyevr", f64::from(iq[0]))?;
+        let (mut work, mut iwork) = (vec![0.0; lw], vec![0; li]);
+        assert_zheevr_shapes(&buf, &w, &z, &isuppz, (nu, vectors));
+        assert_len("dsyevr", "work", &work, lw);
+        assert_len("dsyevr", "iwork", &iwork, li);
+        // SAFETY: shapes as asserted; the workspaces hold the sizes passed.
         unsafe {
             lapack::dsyevr(
                 jobz,
@@ -222,17 +333,21 @@ fn dsyev(a: &ArrayView2<f64>, vectors: bool, mrrr: bool) -> Result<(Vec<f64>, Ve
                 ldz,
                 &mut isuppz,
                 &mut work,
-                lw as i32,
+                lwi,
                 &mut iwork,
-                li as i32,
+                lii,
                 &mut info,
             );
         }
         if info != 0 {
             return Err(lapack_error("dsyevr", info));
         }
+        found_all("dsyevr", m, nu)?;
         return Ok((w, z));
     }
+    assert_matrix("dsyevd", &buf, (nu, nu), n);
+    assert_len("dsyevd", "w", &w, nu);
+    // SAFETY: n×n matrix with lda = n, n values; the query writes one element of wq and of iq.
     unsafe {
         lapack::dsyevd(
             jobz, b'L', n, &mut buf, n, &mut w, &mut wq, -1, &mut iq, -1, &mut info,
@@ -241,12 +356,17 @@ fn dsyev(a: &ArrayView2<f64>, vectors: bool, mrrr: bool) -> Result<(Vec<f64>, Ve
     if info != 0 {
         return Err(lapack_error("dsyevd", info));
     }
-    let (lw, li) = (wq[0] as usize, iq[0] as usize);
-    let (mut work, mut iwork) = (vec![0.0; lw.max(1)], vec![0; li.max(1)]);
+    let (lw, lwi) = work_size("dsyevd", wq[0])?;
+    let (li, lii) = work_size("dsyevd", f64::from(iq[0]))?;
+    let (mut work, mut iwork) = (vec![0.0; lw], vec![0; li]);
+    assert_matrix("dsyevd", &buf, (nu, nu), n);
+    assert_len("dsyevd", "w", &w, nu);
+    assert_len("dsyevd", "work", &work, lw);
+    assert_len("dsyevd", "iwork", &iwork, li);
+    // SAFETY: shapes as asserted; the workspaces hold the sizes passed.
     unsafe {
         lapack::dsyevd(
-            jobz, b'L', n, &mut buf, n, &mut w, &mut work, lw as i32, &mut iwork, li as i32,
-            &mut info,
+            jobz, b'L', n, &mut buf, n, &mut w, &mut work, lwi, &mut iwork, lii, &mut info,
         );
     }
     if info != 0 {
@@ -269,6 +389,10 @@ fn zgesdd(a: &ArrayView2<Complex64>) -> Result<Vec<f64>> {
     let mut iwork = vec![0i32; 8 * k];
     let mut rwork = vec![0.0; 7 * k];
     let (mut info, mut wq) = (0, [c64::new(0.0, 0.0)]);
+    assert_zgesdd_shapes(&buf, &s, &rwork, &iwork, (mu, nu), m);
+    // SAFETY: the m×n column-major matrix (lda = m), min(m, n) values, rwork ≥ 7·min(m, n) and
+    // iwork = 8·min(m, n) (jobz = 'N'), 1-element u and vt with ldu = ldvt = 1 (not referenced);
+    // the query writes one element of wq.
     unsafe {
         lapack::zgesdd(
             b'N', m, n, &mut buf, m, &mut s, &mut u, 1, &mut vt, 1, &mut wq, -1, &mut rwork,
@@ -278,12 +402,15 @@ fn zgesdd(a: &ArrayView2<Complex64>) -> Result<Vec<f64>> {
     if info != 0 {
         return Err(lapack_error("zgesdd", info));
     }
-    let lw = wq[0].re as usize;
-    let mut work = vec![c64::new(0.0, 0.0); lw.max(1)];
+    let (lw, lwi) = work_size("zgesdd", wq[0].re)?;
+    let mut work = vec![c64::new(0.0, 0.0); lw];
+    assert_zgesdd_shapes(&buf, &s, &rwork, &iwork, (mu, nu), m);
+    assert_len("zgesdd", "work", &work, lw);
+    // SAFETY: shapes as asserted; work holds lwork elements.
     unsafe {
         lapack::zgesdd(
-            b'N', m, n, &mut buf, m, &mut s, &mut u, 1, &mut vt, 1, &mut work, lw as i32,
-            &mut rwork, &mut iwork, &mut info,
+            b'N', m, n, &mut buf, m, &mut s, &mut u, 1, &mut vt, 1, &mut work, lwi, &mut rwork,
+            &mut iwork, &mut info,
         );
     }
     if info != 0 {
@@ -292,9 +419,26 @@ fn zgesdd(a: &ArrayView2<Complex64>) -> Result<Vec<f64>> {
     Ok(s)
 }
 
+/// The arrays of a `zgesdd` call with jobz = 'N' on an `m × n` matrix.
+fn assert_zgesdd_shapes(
+    buf: &[c64],
+    s: &[f64],
+    rwork: &[f64],
+    iwork: &[i32],
+    (m, n): (usize, usize),
+    lda: i32,
+) {
+    let k = m.min(n);
+    assert_matrix("zgesdd", buf, (m, n), lda);
+    assert_len("zgesdd", "s", s, k);
+    assert_len("zgesdd", "rwork", rwork, 7 * k);
+    assert_len("zgesdd", "iwork", iwork, 8 * k);
+}
+
 /// `zpotrf` (lower) on `A + shift·I`: `Ok(true)` when the factorisation completes, `Ok(false)` on
 /// a non-positive pivot (`info > 0`).
 fn zpotrf_succeeds(a: &ArrayView2<Complex64>, shift: f64) -> Result<bool> {
+    assert_square("zpotrf", a);
     let nu = a.nrows();
     let n = dim_i32(nu)?;
     // A's rows read as columns are Aᵀ = Ā, Hermitian with A's eigenvalues: positive definite
@@ -304,6 +448,8 @@ fn zpotrf_succeeds(a: &ArrayView2<Complex64>, shift: f64) -> Result<bool> {
         buf[i * nu + i] = c64::new(buf[i * nu + i].re + shift, 0.0);
     }
     let mut info = 0;
+    assert_matrix("zpotrf", &buf, (nu, nu), n.max(1));
+    // SAFETY: `buf` is the n×n matrix with lda = max(1, n).
     unsafe {
         lapack::zpotrf(b'L', n, &mut buf, n.max(1), &mut info);
     }
@@ -356,5 +502,111 @@ impl EigenSolver for Lapack {
     }
     fn is_positive_definite(&self, a: ArrayView2<Complex64>, shift: f64) -> Result<bool> {
         zpotrf_succeeds(&a, shift)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The wrappers' own shape contract (the public entry points refuse a non-square matrix with
+    //! `Error::NotSquare` before reaching them: tests/soundness.rs).
+    use super::*;
+    use ndarray::{s, Array2};
+
+    fn rect() -> Array2<Complex64> {
+        Array2::from_shape_fn((3, 2), |(i, j)| Complex64::new((i + j) as f64, 0.0))
+    }
+
+    #[test]
+    #[should_panic(expected = "zheevd: a 3×2 matrix is not square")]
+    fn zheevd_asserts_a_square_matrix() {
+        let _ = zheevd(&rect().view(), true);
+    }
+
+    #[test]
+    #[should_panic(expected = "zheevr: a 2×3 matrix is not square")]
+    fn zheevr_asserts_a_square_matrix() {
+        let _ = zheevr(&rect().t(), false);
+    }
+
+    #[test]
+    #[should_panic(expected = "dsyev: a 3×2 matrix is not square")]
+    fn dsyev_asserts_a_square_matrix() {
+        let _ = dsyev(&rect().mapv(|z| z.re).view(), false, true);
+    }
+
+    #[test]
+    #[should_panic(expected = "zpotrf: a 3×2 matrix is not square")]
+    fn zpotrf_asserts_a_square_matrix() {
+        let _ = zpotrf_succeeds(&rect().view(), 0.0);
+    }
+
+    #[test]
+    #[should_panic(expected = "zheevd: buffer of 5 elements for a 2×2 matrix")]
+    fn a_short_buffer_is_refused_before_the_call() {
+        assert_matrix("zheevd", &[0.0; 5], (2, 2), 2);
+    }
+
+    #[test]
+    #[should_panic(expected = "leading dimension 1 for 2 rows")]
+    fn a_small_leading_dimension_is_refused() {
+        assert_matrix("zpotrf", &[0.0; 4], (2, 2), 1);
+    }
+
+    #[test]
+    #[should_panic(expected = "zgesdd: rwork holds 13 elements, the call touches 14")]
+    fn a_short_workspace_is_refused() {
+        let buf = vec![c64::new(0.0, 0.0); 6];
+        assert_zgesdd_shapes(&buf, &[0.0; 2], &[0.0; 13], &[0; 16], (3, 2), 3);
+    }
+
+    #[test]
+    fn workspace_queries_outside_32_bits_are_errors() {
+        assert_eq!(work_size("zheevd", 0.0).unwrap(), (1, 1));
+        assert_eq!(work_size("zheevd", 4096.0).unwrap(), (4096, 4096));
+        for q in [-1.0, f64::NAN, f64::INFINITY, 3e9] {
+            assert!(work_size("zheevd", q).is_err(), "{q}");
+        }
+    }
+
+    /// Strided and transposed views are copied to contiguous column-major buffers first, so every
+    /// layout gives the same values as the contiguous matrix.
+    #[test]
+    fn every_layout_gives_the_same_values() {
+        let big = Array2::from_shape_fn((6, 6), |(i, j)| {
+            let (x, y) = ((i.min(j) + 1) as f64, (i.max(j) + 1) as f64);
+            Complex64::new(
+                1.0 / (x + y),
+                if i < j {
+                    0.1 * x
+                } else if i > j {
+                    -0.1 * y
+                } else {
+                    0.0
+                },
+            )
+        });
+        let strided = big.slice(s![..;2, ..;2]);
+        let h = &strided + &strided.t().mapv(|z| z.conj());
+        let want = zheevd(&h.view(), false).unwrap().0;
+        for view in [strided.to_owned().view(), strided] {
+            let h2 = &view + &view.t().mapv(|z| z.conj());
+            for got in [
+                zheevd(&h2.view(), false).unwrap().0,
+                zheevr(&h2.view(), false).unwrap().0,
+                zheevd(&h2.t(), false).unwrap().0,
+            ] {
+                for (g, w) in got.iter().zip(&want) {
+                    assert!((g - w).abs() < 1e-13, "{g} vs {w}");
+                }
+            }
+        }
+        let wide = big.slice(s![..;2, ..]);
+        let sv = zgesdd(&wide).unwrap();
+        let sv_t = zgesdd(&wide.t()).unwrap();
+        let sv_own = zgesdd(&wide.to_owned().view()).unwrap();
+        assert_eq!(sv.len(), 3);
+        for ((a, b), c) in sv.iter().zip(&sv_t).zip(&sv_own) {
+            assert!((a - b).abs() < 1e-13 && (a - c).abs() < 1e-13);
+        }
     }
 }

@@ -32,6 +32,11 @@ where
     T: ComplexField<RealField = f64> + Copy,
 {
     let n = a.nrows();
+    if n == 0 {
+        // nalgebra's tridiagonalisation panics on an empty matrix: no eigenvalues, no vectors
+        let empty = || Array2::from_shape_fn((0, 0), |(i, j)| a[[i, j]]);
+        return Ok((Array1::zeros(0), vectors.then(empty)));
+    }
     let m = DMatrix::from_fn(n, n, |i, j| a[[i, j]]);
     let eig = SymmetricEigen::try_new(m, f64::EPSILON, max_iterations(n)).ok_or_else(|| {
         Error::Eigensolver {
@@ -82,6 +87,9 @@ impl EigenSolver for Nalgebra {
     }
     fn singular_values(&self, a: ArrayView2<Complex64>) -> Result<Array1<f64>> {
         let (r, c) = a.dim();
+        if r.min(c) == 0 {
+            return Ok(Array1::zeros(0));
+        }
         let m = DMatrix::from_fn(r, c, |i, j| a[[i, j]]);
         let svd = nalgebra::SVD::try_new(m, false, false, f64::EPSILON, max_iterations(r.max(c)))
             .ok_or_else(|| Error::Eigensolver {

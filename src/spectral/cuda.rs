@@ -253,6 +253,62 @@ impl Gpu {
             conjugated: false,
         })
     }
+    /// `zpotrf` of `A + shift·I` (the buffer `m` is consumed: the shift is added on the device,
+    /// `zaxpy` along the diagonal): `true` when it succeeds, `false` at a non-positive pivot.
+    fn shifted_cholesky(&self, m: Hermitian, n: usize, shift: f64) -> Result<bool> {
+        let shifts = complex_vector(self, &vec![shift; n])?;
+        let c1 = blas::cuDoubleComplex { x: 1.0, y: 0.0 };
+        let ni = dim_i32(n)?;
+        let info = Self::drv(self.stream.alloc_zeros::<i32>(1))?;
+        let mut lwork = 0i32;
+        let h = self.solver.cu();
+        // SAFETY: m holds n·n complex numbers, shifts n.
+        unsafe {
+            check_blas(
+                blas::cublasZaxpy_v2(
+                    *self.blas.handle(),
+                    ni,
+                    &c1,
+                    self.ptr(&shifts) as *const _,
+                    1,
+                    self.ptr(&m.data) as *mut _,
+                    ni + 1,
+                ),
+                "cublasZaxpy",
+            )?;
+            check_sol(
+                sol::cusolverDnZpotrf_bufferSize(
+                    h,
+                    m.uplo,
+                    ni,
+                    self.ptr(&m.data) as *mut _,
+                    ni,
+                    &mut lwork,
+                ),
+                "cusolverDnZpotrf_bufferSize",
+            )?;
+            let work = self.zeros(2 * lwork.max(1) as usize)?;
+            check_sol(
+                sol::cusolverDnZpotrf(
+                    h,
+                    m.uplo,
+                    ni,
+                    self.ptr(&m.data) as *mut _,
+                    ni,
+                    self.ptr(&work) as *mut _,
+                    lwork,
+                    info.device_ptr(&self.stream).0 as *mut i32,
+                ),
+                "cusolverDnZpotrf",
+            )?;
+        }
+        match self.info(&info)? {
+            0 => Ok(true),
+            k if k > 0 => Ok(false),
+            k => Err(failure(format!("zpotrf info = {k}"))),
+        }
+    }
+
     /// `C = op(A)` for an `m × n` result (`zgeam` with `β = 0`): with `op = C`, the conjugate
     /// transpose, a column-major buffer of `X` becomes one whose row-major reading is `conj(X)`.
     fn adjoint(&self, a: &CudaSlice<f64>, n: usize) -> Result<CudaSlice<f64>> {
@@ -760,60 +816,7 @@ impl EigenSolver for Cuda {
         if n == 0 {
             return Ok(true);
         }
-        with_gpu(|g| {
-            let m = g.upload_hermitian(&a)?;
-            let shifts = complex_vector(g, &vec![shift; n])?;
-            let c1 = blas::cuDoubleComplex { x: 1.0, y: 0.0 };
-            let ni = dim_i32(n)?;
-            let info = Gpu::drv(g.stream.alloc_zeros::<i32>(1))?;
-            let mut lwork = 0i32;
-            let h = g.solver.cu();
-            // SAFETY: m holds n·n complex numbers, shifts n.
-            unsafe {
-                check_blas(
-                    blas::cublasZaxpy_v2(
-                        *g.blas.handle(),
-                        ni,
-                        &c1,
-                        g.ptr(&shifts) as *const _,
-                        1,
-                        g.ptr(&m.data) as *mut _,
-                        ni + 1,
-                    ),
-                    "cublasZaxpy",
-                )?;
-                check_sol(
-                    sol::cusolverDnZpotrf_bufferSize(
-                        h,
-                        m.uplo,
-                        ni,
-                        g.ptr(&m.data) as *mut _,
-                        ni,
-                        &mut lwork,
-                    ),
-                    "cusolverDnZpotrf_bufferSize",
-                )?;
-                let work = g.zeros(2 * lwork.max(1) as usize)?;
-                check_sol(
-                    sol::cusolverDnZpotrf(
-                        h,
-                        m.uplo,
-                        ni,
-                        g.ptr(&m.data) as *mut _,
-                        ni,
-                        g.ptr(&work) as *mut _,
-                        lwork,
-                        info.device_ptr(&g.stream).0 as *mut i32,
-                    ),
-                    "cusolverDnZpotrf",
-                )?;
-            }
-            match g.info(&info)? {
-                0 => Ok(true),
-                k if k > 0 => Ok(false),
-                k => Err(failure(format!("zpotrf info = {k}"))),
-            }
-        })
+        with_gpu(|g| g.shifted_cholesky(g.upload_hermitian(&a)?, n, shift))
     }
 }
 
@@ -940,4 +943,115 @@ impl KernelBlocks {
             finite(g.dsyevd(&out, n, lower, false)?)
         })
     }
+}
+
+/// What [`sandwiched_spectra`] brings back: `O(d)` numbers per order, never a matrix.
+pub(crate) struct SandwichedSpectra {
+    /// Ascending eigenvalues `μ` of σ (`cusolverDnZheevd`, vectors kept on the device).
+    pub(crate) sigma_values: Vec<f64>,
+    /// Whether the Cholesky factorisation of `ρ + t·I` succeeded (`ρ ⪰ −t` up to rounding).
+    pub(crate) rho_shifted_cholesky: bool,
+    /// The diagonal `ρ'_jj = ⟨b_j|ρ|b_j⟩` in σ's eigenbasis (empty when σ is rank-deficient).
+    pub(crate) rho_diagonal: Vec<f64>,
+    /// Per order, the ascending eigenvalues of `D ρ' D` with `D = diag(scale(α))` (empty when σ is
+    /// rank-deficient).
+    pub(crate) scaled: Vec<Array1<f64>>,
+}
+
+/// The sandwiched orders straight from two host matrices, decomposing σ only: upload `ρ` and `σ`
+/// (one copy each), `zpotrf` of `ρ + t·I` on a device copy (the PSD check of validation), `zheevd`
+/// of σ with its vectors `V` left on the device, `ρ' = V†ρV` (two `zgemm`), then per order the
+/// values of `D ρ' D` (two `zdgmm` + values-only `zheevd`). `scale(μ)` gives `D` from σ's
+/// eigenvalues per order; it returns `None` when σ is rank-deficient, and the products are then
+/// skipped (the caller takes the pair route, which handles supports).
+///
+/// Both inputs travel row-major, i.e. the device holds `conj(ρ)`, `conj(σ)`: every step then
+/// works on `conj(ρ')`, whose scaled blocks have the same (real) spectra and diagonal.
+pub(crate) fn sandwiched_spectra(
+    rho: &ArrayView2<Complex64>,
+    sigma: &ArrayView2<Complex64>,
+    shift: f64,
+    scales: impl Fn(&[f64]) -> Option<Vec<Vec<f64>>>,
+) -> Result<SandwichedSpectra> {
+    let d = rho.nrows();
+    with_gpu(|g| {
+        let di = dim_i32(d)?;
+        let r = g.upload_hermitian(rho)?;
+        let copy = Hermitian {
+            data: Gpu::drv(g.stream.clone_dtod(&r.data))?,
+            uplo: r.uplo,
+            conjugated: r.conjugated,
+        };
+        let rho_shifted_cholesky = g.shifted_cholesky(copy, d, shift)?;
+        let s = g.upload_hermitian(sigma)?;
+        let sigma_values = g.zheevd(g.ptr(&s.data), (d, d), s.uplo, true)?;
+        let mut out = SandwichedSpectra {
+            sigma_values,
+            rho_shifted_cholesky,
+            rho_diagonal: Vec::new(),
+            scaled: Vec::new(),
+        };
+        let Some(scales) = scales(&out.sigma_values) else {
+            return Ok(out);
+        };
+        let (t, rp) = (g.zeros(2 * d * d)?, g.zeros(2 * d * d)?);
+        let (nn, cn) = (
+            blas::cublasOperation_t::CUBLAS_OP_N,
+            blas::cublasOperation_t::CUBLAS_OP_C,
+        );
+        g.zgemm(
+            nn,
+            nn,
+            (d, d, d),
+            (g.ptr(&r.data), d),
+            (g.ptr(&s.data), d),
+            (g.ptr(&t), d),
+        )?;
+        g.zgemm(
+            cn,
+            nn,
+            (d, d, d),
+            (g.ptr(&s.data), d),
+            (g.ptr(&t), d),
+            (g.ptr(&rp), d),
+        )?;
+        let diag = g.zeros(2 * d)?;
+        // SAFETY: rp holds d·d complex numbers (stride d + 1 walks its diagonal), diag d.
+        unsafe {
+            check_blas(
+                blas::cublasZcopy_v2(
+                    *g.blas.handle(),
+                    di,
+                    g.ptr(&rp) as *const _,
+                    di + 1,
+                    g.ptr(&diag) as *mut _,
+                    1,
+                ),
+                "cublasZcopy",
+            )?;
+        }
+        let z: Vec<Complex64> = g.download_into(&diag, d)?;
+        out.rho_diagonal = z.iter().map(|c| c.re).collect();
+        for scale in &scales {
+            let x = complex_vector(g, scale)?;
+            g.zdgmm(
+                blas::cublasSideMode_t::CUBLAS_SIDE_RIGHT,
+                (d, d),
+                (g.ptr(&rp), d),
+                g.ptr(&x),
+                (g.ptr(&t), d),
+            )?;
+            g.zdgmm(
+                blas::cublasSideMode_t::CUBLAS_SIDE_LEFT,
+                (d, d),
+                (g.ptr(&t), d),
+                g.ptr(&x),
+                (g.ptr(&t), d),
+            )?;
+            let lower = sol::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER;
+            out.scaled
+                .push(finite(g.zheevd(g.ptr(&t), (d, d), lower, false)?)?);
+        }
+        Ok(out)
+    })
 }

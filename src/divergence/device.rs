@@ -166,7 +166,6 @@ fn sandwiched_on_device(
     alphas: &[f64],
     backend: Backend,
 ) -> Result<Option<Vec<f64>>> {
-    use super::{quantum::normalized, renyi_mean};
     use crate::state::density::{negative_eigenvalue_check, reject_negative_eigenvalue};
     let d = rho.nrows();
     let shifts = std::cell::RefCell::new(Vec::new());
@@ -184,11 +183,9 @@ fn sandwiched_on_device(
                 alphas
                     .iter()
                     .map(|&a| {
-                        let gamma = (1.0 - a) / a;
-                        let logs: Vec<f64> = mu.iter().map(|m| gamma * m.ln()).collect();
-                        let c = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                        let (scale, c) = order_scale(mu, a);
                         cs.push(c);
-                        logs.iter().map(|l| (0.5 * (l - c)).exp()).collect()
+                        scale
                     })
                     .collect(),
             )
@@ -210,20 +207,50 @@ fn sandwiched_on_device(
         .zip(&spectra.scaled)
         .zip(shifts.borrow().iter())
         .map(|((&alpha, nu), &c)| {
-            let diag: Vec<(f64, f64)> = spectra
-                .rho_diagonal
-                .iter()
-                .zip(mu)
-                .map(|(&r, &m)| (r.max(0.0), -m.ln() / alpha))
-                .collect();
-            let kept: Vec<f64> = nu.iter().copied().filter(|&x| x > 0.0).collect();
-            let total: f64 = kept.iter().sum();
-            if kept.is_empty() || total <= 0.0 {
-                return f64::INFINITY;
-            }
-            let spec: Vec<(f64, f64)> = kept.iter().map(|&x| (x / total, x.ln() + c)).collect();
-            renyi_mean(&normalized(diag), alpha) + renyi_mean(&spec, alpha)
+            sandwiched_value(
+                alpha,
+                mu,
+                &spectra.rho_diagonal,
+                nu.as_slice().unwrap_or(&[]),
+                c,
+            )
         })
         .collect();
     Ok(Some(values))
+}
+
+/// The scales `D = diag(e^{(γ ln μ_j − c)/2})` of order α (`γ = (1−α)/α`) for σ's eigenvalues `μ`
+/// (all positive), with `c = max_j γ ln μ_j` (so that the largest scale is 1 and none underflows
+/// before its time).
+#[cfg(feature = "cuda")]
+pub(super) fn order_scale(mu: &[f64], alpha: f64) -> (Vec<f64>, f64) {
+    let gamma = (1.0 - alpha) / alpha;
+    let logs: Vec<f64> = mu.iter().map(|m| gamma * m.ln()).collect();
+    let c = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (logs.iter().map(|l| (0.5 * (l - c)).exp()).collect(), c)
+}
+
+/// `D̃_α = R_α({ρ'_jj}, {−ln μ_j/α}) + R_α({ν_k/Σν}, {ln ν_k + c})` for a full-rank σ (eigenvalues
+/// `μ`), the diagonal of `ρ' = V†ρV` and the eigenvalues `ν` of `Dρ'D` ([`order_scale`]), α > 1.
+#[cfg(feature = "cuda")]
+pub(super) fn sandwiched_value(
+    alpha: f64,
+    mu: &[f64],
+    rho_diag: &[f64],
+    nu: &[f64],
+    c: f64,
+) -> f64 {
+    use super::{quantum::normalized, renyi_mean};
+    let diag: Vec<(f64, f64)> = rho_diag
+        .iter()
+        .zip(mu)
+        .map(|(&r, &m)| (r.max(0.0), -m.ln() / alpha))
+        .collect();
+    let kept: Vec<f64> = nu.iter().copied().filter(|&x| x > 0.0).collect();
+    let total: f64 = kept.iter().sum();
+    if kept.is_empty() || total <= 0.0 {
+        return f64::INFINITY;
+    }
+    let spec: Vec<(f64, f64)> = kept.iter().map(|&x| (x / total, x.ln() + c)).collect();
+    renyi_mean(&normalized(diag), alpha) + renyi_mean(&spec, alpha)
 }

@@ -1055,3 +1055,202 @@ pub(crate) fn sandwiched_spectra(
         Ok(out)
     })
 }
+
+/// Largest dimension of `cusolverDnZheevjBatched` (batched Jacobi).
+pub(crate) const BATCHED_MAX_DIM: usize = 32;
+
+/// What [`sandwiched_batch_spectra`] brings back, per pair `k` (rows of `d` numbers).
+pub(crate) struct BatchSpectra {
+    /// Ascending eigenvalues of each σ_k.
+    pub(crate) sigma_values: Vec<f64>,
+    /// Ascending eigenvalues of each ρ_k (empty unless asked for: the PSD check of validation).
+    pub(crate) rho_values: Vec<f64>,
+    /// The diagonal of `ρ'_k = V_k†ρ_kV_k`.
+    pub(crate) rho_diagonal: Vec<f64>,
+    /// Ascending eigenvalues of `D_k ρ'_k D_k`.
+    pub(crate) scaled: Vec<f64>,
+    /// Per pair, whether every Jacobi solve converged (`info = 0`).
+    pub(crate) converged: Vec<bool>,
+}
+
+impl Gpu {
+    /// `zheevjBatched` on `count` consecutive `n × n` matrices at `a` (`uplo` triangle read,
+    /// overwritten by the eigenvectors when `vectors`): ascending eigenvalues (`count·n`) and
+    /// each matrix's `info`.
+    fn zheevj_batched(
+        &self,
+        a: u64,
+        (n, count): (usize, usize),
+        uplo: sol::cublasFillMode_t,
+        vectors: bool,
+    ) -> Result<(Vec<f64>, Vec<i32>)> {
+        let jobz = if vectors {
+            sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR
+        } else {
+            sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_NOVECTOR
+        };
+        let (ni, ci) = (dim_i32(n)?, dim_i32(count)?);
+        let w = self.zeros(n * count)?;
+        let info = Self::drv(self.stream.alloc_zeros::<i32>(count.max(1)))?;
+        let h = self.solver.cu();
+        let mut params: sol::syevjInfo_t = std::ptr::null_mut();
+        let mut lwork = 0i32;
+        // SAFETY: a holds count·n·n complex numbers, w count·n doubles, info count ints, work
+        // lwork complex numbers; params lives until destroyed below.
+        unsafe {
+            check_sol(
+                sol::cusolverDnCreateSyevjInfo(&mut params),
+                "cusolverDnCreateSyevjInfo",
+            )?;
+            let run = (|| {
+                check_sol(
+                    sol::cusolverDnZheevjBatched_bufferSize(
+                        h,
+                        jobz,
+                        uplo,
+                        ni,
+                        a as *const _,
+                        ni,
+                        self.ptr(&w) as *const f64,
+                        &mut lwork,
+                        params,
+                        ci,
+                    ),
+                    "cusolverDnZheevjBatched_bufferSize",
+                )?;
+                let work = self.zeros(2 * lwork.max(1) as usize)?;
+                check_sol(
+                    sol::cusolverDnZheevjBatched(
+                        h,
+                        jobz,
+                        uplo,
+                        ni,
+                        a as *mut _,
+                        ni,
+                        self.ptr(&w) as *mut f64,
+                        self.ptr(&work) as *mut _,
+                        lwork,
+                        info.device_ptr(&self.stream).0 as *mut i32,
+                        params,
+                        ci,
+                    ),
+                    "cusolverDnZheevjBatched",
+                )?;
+                let codes = Self::drv(self.stream.clone_dtoh(&info))?;
+                Ok((self.download(&w)?, codes))
+            })();
+            sol::cusolverDnDestroySyevjInfo(params);
+            run
+        }
+    }
+
+    /// `C_k = op(A_k) op(B_k)` for `count` consecutive `n × n` matrices (`zgemmStridedBatched`).
+    fn zgemm_batched(
+        &self,
+        (ta, tb): (blas::cublasOperation_t, blas::cublasOperation_t),
+        (n, count): (usize, usize),
+        (a, b, c): (u64, u64, u64),
+    ) -> Result<()> {
+        let one = blas::cuDoubleComplex { x: 1.0, y: 0.0 };
+        let zero = blas::cuDoubleComplex { x: 0.0, y: 0.0 };
+        let ni = dim_i32(n)?;
+        let stride = (n * n) as i64;
+        // SAFETY: a, b and c hold count·n·n complex numbers each.
+        unsafe {
+            check_blas(
+                blas::cublasZgemmStridedBatched(
+                    *self.blas.handle(),
+                    ta,
+                    tb,
+                    ni,
+                    ni,
+                    ni,
+                    &one,
+                    a as *const _,
+                    ni,
+                    stride,
+                    b as *const _,
+                    ni,
+                    stride,
+                    &zero,
+                    c as *mut _,
+                    ni,
+                    stride,
+                    dim_i32(count)?,
+                ),
+                "cublasZgemmStridedBatched",
+            )
+        }
+    }
+}
+
+/// Many small pairs at once (`d ≤ 32`): the sandwiched spectra of [`sandwiched_spectra`] for every
+/// pair in a handful of batched calls — `σ_k = V_k μ_k V_k†` by batched Jacobi (`zheevjBatched`),
+/// `ρ'_k = V_k†ρ_kV_k` (two `zgemmStridedBatched`), `X_k = V_k D_k` (one `zdgmm` over the whole
+/// stack, `d × N·d`), `D_kρ'_kD_k = X_k†ρ_kX_k` (two more) and its values (`zheevjBatched`, values
+/// only); with `rho_values`, the eigenvalues of every ρ_k too (their PSD check). `scales(μ)` maps
+/// all of σ's eigenvalues (`N·d`) to the `N·d` entries of the `D_k`. Copies: the two stacks up,
+/// the scales up, `O(N·d)` numbers down plus the `ρ'` stack's diagonals.
+pub(crate) fn sandwiched_batch_spectra(
+    rhos: &[Complex64],
+    sigmas: &[Complex64],
+    (d, count): (usize, usize),
+    rho_values: bool,
+    scales: impl Fn(&[f64]) -> Vec<f64>,
+) -> Result<BatchSpectra> {
+    if d == 0 || d > BATCHED_MAX_DIM || rhos.len() != d * d * count || sigmas.len() != rhos.len() {
+        return Err(failure("batched solve: stacks of d ≤ 32 matrices expected"));
+    }
+    with_gpu(|g| {
+        let lower = sol::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER;
+        let (nn, cn) = (
+            blas::cublasOperation_t::CUBLAS_OP_N,
+            blas::cublasOperation_t::CUBLAS_OP_C,
+        );
+        let (r, v) = (g.upload(as_f64(rhos))?, g.upload(as_f64(sigmas))?);
+        let mut converged = vec![true; count];
+        let mut note = |codes: &[i32]| {
+            for (c, &i) in converged.iter_mut().zip(codes) {
+                *c &= i == 0;
+            }
+        };
+        let rho_values = if rho_values {
+            let copy = Gpu::drv(g.stream.clone_dtod(&r))?;
+            let (w, codes) = g.zheevj_batched(g.ptr(&copy), (d, count), lower, false)?;
+            note(&codes);
+            w
+        } else {
+            Vec::new()
+        };
+        let (sigma_values, codes) = g.zheevj_batched(g.ptr(&v), (d, count), lower, true)?;
+        note(&codes);
+        let len = 2 * d * d * count;
+        let (t, rp) = (g.zeros(len)?, g.zeros(len)?);
+        g.zgemm_batched((nn, nn), (d, count), (g.ptr(&r), g.ptr(&v), g.ptr(&t)))?;
+        g.zgemm_batched((cn, nn), (d, count), (g.ptr(&v), g.ptr(&t), g.ptr(&rp)))?;
+        let stack: Vec<Complex64> = g.download_into(&rp, d * d * count)?;
+        let rho_diagonal = (0..count * d)
+            .map(|kj| stack[(kj / d) * d * d + (kj % d) * (d + 1)].re)
+            .collect();
+        let x = complex_vector(g, &scales(&sigma_values))?;
+        let xs = g.zeros(len)?;
+        g.zdgmm(
+            blas::cublasSideMode_t::CUBLAS_SIDE_RIGHT,
+            (d, d * count),
+            (g.ptr(&v), d),
+            g.ptr(&x),
+            (g.ptr(&xs), d),
+        )?;
+        g.zgemm_batched((nn, nn), (d, count), (g.ptr(&r), g.ptr(&xs), g.ptr(&t)))?;
+        g.zgemm_batched((cn, nn), (d, count), (g.ptr(&xs), g.ptr(&t), g.ptr(&rp)))?;
+        let (scaled, codes) = g.zheevj_batched(g.ptr(&rp), (d, count), lower, false)?;
+        note(&codes);
+        Ok(BatchSpectra {
+            sigma_values,
+            rho_values,
+            rho_diagonal,
+            scaled,
+            converged,
+        })
+    })
+}

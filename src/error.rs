@@ -61,7 +61,7 @@ pub enum Error {
         tolerance: f64,
     },
     /// A trace (or total probability) is not one.
-    #[error("trace is {trace:.4}, expected 1 ± {tolerance:.0e}")]
+    #[error("trace is {}, expected 1 ± {tolerance:.0e}", short_number(*trace))]
     TraceNotOne {
         /// The trace found.
         trace: f64,
@@ -141,6 +141,16 @@ pub enum Error {
         /// What is missing, and what to use instead.
         reason: String,
     },
+}
+
+/// A number for a message: fixed notation with 4 decimals in `[1e-3, 1e6)`, else scientific
+/// (a trace of 1e300 is not printed with 300 digits).
+fn short_number(x: f64) -> String {
+    if x == 0.0 || (1e-3..1e6).contains(&x.abs()) {
+        format!("{x:.4}")
+    } else {
+        format!("{x:.4e}")
+    }
 }
 
 impl Error {

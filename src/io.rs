@@ -1,11 +1,17 @@
-//! Reading and writing matrices: NumPy `.npy` (2-D `complex128` or `float64`) and JSON
-//! `{"re": [[…]], "im": [[…]]}` (`"im"` optional). Errors name the file and the reason.
+//! Reading and writing matrices: NumPy `.npy` (2-D `complex128` or `float64`), JSON
+//! `{"re": [[…]], "im": [[…]]}` (`"im"` optional) and CSV samples. Errors name the file and the
+//! reason.
+//!
+//! Hostile files: the `.npy` header is checked against the file's length before anything is
+//! allocated ([`read_npy`]). Outputs are written without clobbering or following links:
+//! new files exclusively ([`create_new`], [`unique_path`]), explicitly named files replaced
+//! atomically ([`replace_atomically`]).
 
 use crate::error::{Error, Result};
-use ndarray::Array2;
+use ndarray::{Array2, ArrayD};
 use num_complex::Complex64;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A complex matrix as JSON: real and imaginary parts as nested row lists.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -57,7 +63,354 @@ impl JsonMatrix {
     }
 }
 
-/// Read a complex matrix from `.npy` (`complex128` or `float64`, 2-D) or `.json`.
+/// A `.npy` array as read by [`read_npy`]: `float64` or `complex128`, any number of axes, in
+/// logical (C) order whatever the file's `fortran_order`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NpyArray {
+    /// `float64` (`<f8` or `>f8`).
+    Real(ArrayD<f64>),
+    /// `complex128` (`<c16` or `>c16`).
+    Complex(ArrayD<Complex64>),
+}
+
+impl NpyArray {
+    /// The declared shape.
+    pub fn shape(&self) -> &[usize] {
+        match self {
+            NpyArray::Real(a) => a.shape(),
+            NpyArray::Complex(a) => a.shape(),
+        }
+    }
+}
+
+/// Largest `.npy` header accepted (NumPy pads headers to 64 bytes and writes far less than this).
+pub const NPY_MAX_HEADER: usize = 1 << 20;
+
+/// The parsed header of a `.npy` file: element type, byte order, layout, shape and where the data
+/// starts.
+#[derive(Clone, Debug, PartialEq)]
+struct NpyHeader {
+    complex: bool,
+    big_endian: bool,
+    fortran: bool,
+    shape: Vec<usize>,
+    data_offset: usize,
+}
+
+impl NpyHeader {
+    fn item_size(&self) -> usize {
+        if self.complex {
+            16
+        } else {
+            8
+        }
+    }
+    /// Bytes of data the header declares, `None` when that overflows `usize`.
+    fn data_len(&self) -> Option<usize> {
+        self.shape
+            .iter()
+            .try_fold(self.item_size(), |acc, &n| acc.checked_mul(n))
+    }
+    fn describe(&self) -> String {
+        format!(
+            "{} array of shape {}",
+            if self.complex {
+                "complex128"
+            } else {
+                "float64"
+            },
+            shape_text(&self.shape)
+        )
+    }
+}
+
+fn shape_text(shape: &[usize]) -> String {
+    match shape {
+        [n] => format!("({n},)"),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// Bytes needed before the header dictionary can be located: magic, version, length field.
+const NPY_PREAMBLE: usize = 12;
+
+/// Parse the header at the start of `bytes` (which must hold at least the whole header).
+fn parse_npy_header(bytes: &[u8]) -> std::result::Result<NpyHeader, String> {
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err("not a .npy file (no \\x93NUMPY magic string)".into());
+    }
+    let (major, minor) = (bytes[6], bytes[7]);
+    let (len, start) = match major {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        2 | 3 => {
+            if bytes.len() < 12 {
+                return Err("truncated .npy header".into());
+            }
+            let l = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+            (usize::try_from(l).unwrap_or(usize::MAX), 12)
+        }
+        _ => {
+            return Err(format!(
+                ".npy format version {major}.{minor} is not supported"
+            ))
+        }
+    };
+    if len > NPY_MAX_HEADER {
+        return Err(format!(
+            ".npy header declares {len} bytes (more than {NPY_MAX_HEADER}: not written by NumPy)"
+        ));
+    }
+    let end = start + len;
+    let text = bytes
+        .get(start..end)
+        .ok_or_else(|| format!("truncated .npy header: declares {len} bytes, file ends first"))?;
+    let text = std::str::from_utf8(text).map_err(|_| ".npy header is not text".to_string())?;
+    let dict = parse_header_dict(text)?;
+    let mut descr = None;
+    let mut fortran = None;
+    let mut shape = None;
+    for (k, v) in dict {
+        match (k.as_str(), v) {
+            ("descr", HeaderValue::Str(d)) => descr = Some(d),
+            ("fortran_order", HeaderValue::Bool(b)) => fortran = Some(b),
+            ("shape", HeaderValue::Tuple(t)) => shape = Some(t),
+            (k @ ("descr" | "fortran_order" | "shape"), _) => {
+                return Err(format!(".npy header: {k:?} has the wrong type"))
+            }
+            (k, _) => return Err(format!(".npy header: unknown key {k:?}")),
+        }
+    }
+    let descr = descr.ok_or(".npy header has no 'descr'")?;
+    let (complex, big_endian) = match descr.as_str() {
+        "<f8" => (false, false),
+        ">f8" => (false, true),
+        "<c16" => (true, false),
+        ">c16" => (true, true),
+        d => {
+            return Err(format!(
+                "element type '{d}' is not supported (float64 '<f8' or complex128 '<c16')"
+            ))
+        }
+    };
+    Ok(NpyHeader {
+        complex,
+        big_endian,
+        fortran: fortran.ok_or(".npy header has no 'fortran_order'")?,
+        shape: shape.ok_or(".npy header has no 'shape'")?,
+        data_offset: end,
+    })
+}
+
+enum HeaderValue {
+    Str(String),
+    Bool(bool),
+    Tuple(Vec<usize>),
+}
+
+/// The header dictionary: a Python literal `{'descr': '<f8', 'fortran_order': False, 'shape':
+/// (2, 3), }` (only strings, booleans and tuples of non-negative integers occur).
+fn parse_header_dict(text: &str) -> std::result::Result<Vec<(String, HeaderValue)>, String> {
+    let bad = |why: &str| format!(".npy header is not a valid dictionary ({why})");
+    let t = text.trim_end_matches(['\n', ' ', '\0']).trim();
+    let inner = t
+        .strip_prefix('{')
+        .and_then(|r| r.strip_suffix('}'))
+        .ok_or_else(|| bad("no braces"))?;
+    let mut rest = inner.trim_start();
+    let mut out = Vec::new();
+    let quoted = |r: &str| -> std::result::Result<(String, usize), String> {
+        let q = r.chars().next().filter(|c| *c == '\'' || *c == '"');
+        let q = q.ok_or_else(|| bad("expected a quoted string"))?;
+        let body = &r[1..];
+        let close = body.find(q).ok_or_else(|| bad("unterminated string"))?;
+        Ok((body[..close].to_string(), close + 2))
+    };
+    while !rest.is_empty() {
+        let (key, used) = quoted(rest)?;
+        rest = rest[used..].trim_start();
+        rest = rest
+            .strip_prefix(':')
+            .ok_or_else(|| bad("expected ':'"))?
+            .trim_start();
+        let value = if rest.starts_with(['\'', '"']) {
+            let (v, used) = quoted(rest)?;
+            rest = &rest[used..];
+            HeaderValue::Str(v)
+        } else if let Some(r) = rest.strip_prefix("True") {
+            rest = r;
+            HeaderValue::Bool(true)
+        } else if let Some(r) = rest.strip_prefix("False") {
+            rest = r;
+            HeaderValue::Bool(false)
+        } else if let Some(r) = rest.strip_prefix('(') {
+            let close = r.find(')').ok_or_else(|| bad("unterminated tuple"))?;
+            let dims = r[..close]
+                .split(',')
+                .map(str::trim)
+                .filter(|x| !x.is_empty())
+                .map(|x| {
+                    x.trim_end_matches('L')
+                        .parse::<usize>()
+                        .map_err(|_| bad(&format!("shape entry {x:?}")))
+                })
+                .collect::<std::result::Result<Vec<usize>, String>>()?;
+            rest = &r[close + 1..];
+            HeaderValue::Tuple(dims)
+        } else {
+            return Err(bad("unexpected value"));
+        };
+        out.push((key, value));
+        rest = rest.trim_start();
+        match rest.strip_prefix(',') {
+            Some(r) => rest = r.trim_start(),
+            None if rest.is_empty() => {}
+            None => return Err(bad("expected ','")),
+        }
+    }
+    Ok(out)
+}
+
+/// Check the declared data size against what the file holds (`available` bytes after the header).
+fn check_npy_size(h: &NpyHeader, available: usize) -> std::result::Result<usize, String> {
+    let need = h.data_len().ok_or_else(|| {
+        format!(
+            "header declares a {} whose size overflows the address space",
+            h.describe()
+        )
+    })?;
+    match need.cmp(&available) {
+        std::cmp::Ordering::Equal => Ok(need),
+        std::cmp::Ordering::Greater => Err(format!(
+            "header declares a {} ({need} bytes of data) but the file holds only {available} \
+             bytes after the header (truncated, or a forged header)",
+            h.describe()
+        )),
+        std::cmp::Ordering::Less => Err(format!(
+            "{} trailing bytes after the declared {} ({need} bytes of data)",
+            available - need,
+            h.describe()
+        )),
+    }
+}
+
+/// Decode exactly `h.data_len()` bytes of data.
+fn decode_npy(h: &NpyHeader, data: &[u8]) -> std::result::Result<NpyArray, String> {
+    let f = |c: &[u8]| {
+        let b: [u8; 8] = [c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]];
+        if h.big_endian {
+            f64::from_be_bytes(b)
+        } else {
+            f64::from_le_bytes(b)
+        }
+    };
+    let dim = ndarray::IxDyn(&h.shape);
+    let layout = |d: ndarray::IxDyn| {
+        if h.fortran {
+            ndarray::ShapeBuilder::f(d)
+        } else {
+            ndarray::ShapeBuilder::into_shape_with_order(d)
+        }
+    };
+    let shape_err = |e: ndarray::ShapeError| format!("shape {}: {e}", shape_text(&h.shape));
+    Ok(if h.complex {
+        let v: Vec<Complex64> = data
+            .chunks_exact(16)
+            .map(|c| Complex64::new(f(&c[..8]), f(&c[8..])))
+            .collect();
+        let a = ArrayD::from_shape_vec(layout(dim), v).map_err(shape_err)?;
+        NpyArray::Complex(a.as_standard_layout().into_owned())
+    } else {
+        let v: Vec<f64> = data.chunks_exact(8).map(f).collect();
+        let a = ArrayD::from_shape_vec(layout(dim), v).map_err(shape_err)?;
+        NpyArray::Real(a.as_standard_layout().into_owned())
+    })
+}
+
+/// Parse a whole `.npy` file held in memory (the same checks as [`read_npy`]).
+pub fn parse_npy(bytes: &[u8]) -> std::result::Result<NpyArray, String> {
+    let h = parse_npy_header(bytes)?;
+    let data = &bytes[h.data_offset..];
+    check_npy_size(&h, data.len())?;
+    decode_npy(&h, data)
+}
+
+/// Read a `.npy` file (`float64` or `complex128`, any shape, either byte order and layout).
+///
+/// The header is checked before anything is allocated: the declared data size (shape × element
+/// size, overflow-checked) must equal the bytes the file holds after the header, so a forged
+/// header can neither make the reader allocate more than the file's size nor hide trailing bytes.
+/// This is the one `.npy` reader of the crate (matrices, samples, saved counterexamples).
+pub fn read_npy(path: impl AsRef<Path>) -> Result<NpyArray> {
+    use std::io::Read;
+    let path = path.as_ref();
+    let err = |why: String| Error::io(path, why);
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let file_len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    let file_len = usize::try_from(file_len).unwrap_or(usize::MAX);
+    let mut head = vec![0u8; NPY_PREAMBLE.min(file_len)];
+    file.read_exact(&mut head).map_err(|e| Error::io(path, e))?;
+    if head.len() < 10 || &head[..6] != b"\x93NUMPY" {
+        return Err(err("not a .npy file (no \\x93NUMPY magic string)".into()));
+    }
+    // the header's length field, bounded by the file's length before reading the header
+    let declared = match head[6] {
+        1 => 10 + u16::from_le_bytes([head[8], head[9]]) as usize,
+        _ if head.len() == NPY_PREAMBLE => {
+            12 + u32::from_le_bytes([head[8], head[9], head[10], head[11]]) as usize
+        }
+        _ => NPY_PREAMBLE,
+    };
+    if declared > file_len {
+        return Err(err(format!(
+            "truncated .npy header: declares {declared} bytes, the file has {file_len}"
+        )));
+    }
+    if declared <= NPY_MAX_HEADER + NPY_PREAMBLE && declared > head.len() {
+        let mut more = vec![0u8; declared - head.len()];
+        file.read_exact(&mut more).map_err(|e| Error::io(path, e))?;
+        head.extend_from_slice(&more);
+    }
+    let h = parse_npy_header(&head).map_err(&err)?;
+    let need = check_npy_size(&h, file_len - h.data_offset).map_err(&err)?;
+    let mut data = Vec::new();
+    data.try_reserve_exact(need)
+        .map_err(|e| err(format!("cannot allocate {need} bytes: {e}")))?;
+    file.take(need as u64)
+        .read_to_end(&mut data)
+        .map_err(|e| Error::io(path, e))?;
+    if data.len() != need {
+        return Err(err(format!(
+            "file shrank while being read ({} of {need} bytes)",
+            data.len()
+        )));
+    }
+    decode_npy(&h, &data).map_err(err)
+}
+
+/// Require a 2-D array, naming what was found otherwise.
+fn two_dimensional<T>(path: &Path, a: ArrayD<T>, what: &str) -> Result<Array2<T>> {
+    let shape = a.shape().to_vec();
+    a.into_dimensionality::<ndarray::Ix2>().map_err(|_| {
+        Error::io(
+            path,
+            format!(
+                "{what} needs a 2-D array, the file holds a {}-D array of shape {}",
+                shape.len(),
+                shape_text(&shape)
+            ),
+        )
+    })
+}
+
+/// Read a complex matrix from `.npy` (`complex128` or `float64`, 2-D; see [`read_npy`]) or
+/// `.json` ([`JsonMatrix`]).
 pub fn read_matrix(path: impl AsRef<Path>) -> Result<Array2<Complex64>> {
     let path = path.as_ref();
     let is_json = path
@@ -65,36 +418,69 @@ pub fn read_matrix(path: impl AsRef<Path>) -> Result<Array2<Complex64>> {
         .is_some_and(|e| e.eq_ignore_ascii_case("json"));
     if is_json {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let m: JsonMatrix = serde_json::from_str(&text).map_err(|e| Error::Parse {
+        return parse_json_matrix(&text).map_err(|reason| Error::Parse {
             what: path.display().to_string(),
-            reason: e.to_string(),
-        })?;
-        return m.to_array();
+            reason,
+        });
     }
-    match ndarray_npy::read_npy::<_, Array2<Complex64>>(path) {
-        Ok(a) => Ok(a),
-        Err(first) => match ndarray_npy::read_npy::<_, Array2<f64>>(path) {
-            Ok(a) => Ok(a.mapv(|x| Complex64::new(x, 0.0))),
-            Err(_) => Err(Error::io(
-                path,
-                format!("not a 2-D complex128 or float64 .npy file ({first})"),
-            )),
-        },
+    match read_npy(path)? {
+        NpyArray::Complex(a) => two_dimensional(path, a, "a matrix"),
+        NpyArray::Real(a) => {
+            Ok(two_dimensional(path, a, "a matrix")?.mapv(|x| Complex64::new(x, 0.0)))
+        }
     }
 }
 
-/// Read a real 2-D array (samples `n × d`) from `.npy` (`float64`) or CSV (comma separated,
-/// optional header line that does not parse as numbers).
+/// Parse a [`JsonMatrix`] document into a matrix (the reason of a failure, without the file name).
+pub fn parse_json_matrix(text: &str) -> std::result::Result<Array2<Complex64>, String> {
+    let m: JsonMatrix = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    m.to_array().map_err(|e| match e {
+        Error::Parse { reason, .. } => reason,
+        e => e.to_string(),
+    })
+}
+
+/// Read a real 2-D array (samples `n × d`) from `.npy` (`float64`, see [`read_npy`]) or CSV
+/// ([`parse_csv`]). Every entry must be finite.
 pub fn read_real_matrix(path: impl AsRef<Path>) -> Result<Array2<f64>> {
     let path = path.as_ref();
     let is_csv = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    if !is_csv {
-        return ndarray_npy::read_npy::<_, Array2<f64>>(path)
-            .map_err(|e| Error::io(path, format!("not a 2-D float64 .npy file ({e})")));
+    let a = if is_csv {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        parse_csv(&text).map_err(|(line, reason)| Error::Parse {
+            what: match line {
+                Some(l) => format!("{} line {l}", path.display()),
+                None => path.display().to_string(),
+            },
+            reason,
+        })?
+    } else {
+        match read_npy(path)? {
+            NpyArray::Real(a) => two_dimensional(path, a, "a sample matrix")?,
+            NpyArray::Complex(_) => {
+                return Err(Error::io(
+                    path,
+                    "samples must be float64, the file holds complex128",
+                ))
+            }
+        }
+    };
+    if let Some(((i, j), x)) = a.indexed_iter().find(|(_, x)| !x.is_finite()) {
+        return Err(Error::NonFinite {
+            value: x.to_string(),
+            position: format!("{} row {}, column {}", path.display(), i + 1, j + 1),
+        });
     }
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    Ok(a)
+}
+
+/// Parse comma-separated numbers: one row per non-empty line, an optional header as the first
+/// line (one that does not parse as numbers), a leading UTF-8 byte-order mark ignored. Errors
+/// carry the 1-based line number where there is one.
+pub fn parse_csv(text: &str) -> std::result::Result<Array2<f64>, (Option<usize>, String)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut rows: Vec<Vec<f64>> = Vec::new();
     for (ln, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -104,35 +490,109 @@ pub fn read_real_matrix(path: impl AsRef<Path>) -> Result<Array2<f64>> {
             line.split(',').map(|c| c.trim().parse::<f64>()).collect();
         match parsed {
             Ok(r) => rows.push(r),
-            Err(e) if rows.is_empty() && ln == 0 => {
-                let _ = e; // header line
-            }
-            Err(e) => {
-                return Err(Error::Parse {
-                    what: format!("{} line {}", path.display(), ln + 1),
-                    reason: e.to_string(),
-                })
-            }
+            Err(_) if rows.is_empty() && ln == 0 => {} // header line
+            Err(e) => return Err((Some(ln + 1), e.to_string())),
         }
     }
     let cols = rows.first().map_or(0, Vec::len);
     if let Some(i) = rows.iter().position(|r| r.len() != cols) {
-        return Err(Error::Parse {
-            what: path.display().to_string(),
-            reason: format!(
+        return Err((
+            None,
+            format!(
                 "row {} has {} columns, expected {cols}",
                 i + 1,
                 rows[i].len()
             ),
-        });
+        ));
     }
-    Array2::from_shape_vec((rows.len(), cols), rows.concat()).map_err(|e| Error::io(path, e))
+    Array2::from_shape_vec((rows.len(), cols), rows.concat()).map_err(|e| (None, e.to_string()))
 }
 
-/// Write a complex matrix as `.npy` (`complex128`).
+/// Write a complex matrix as `.npy` (`complex128`) to a new file: fails if `path` exists
+/// (see [`create_new`]).
 pub fn write_matrix(path: impl AsRef<Path>, a: &Array2<Complex64>) -> Result<()> {
+    use ndarray_npy::WriteNpyExt;
     let path = path.as_ref();
-    ndarray_npy::write_npy(path, a).map_err(|e| Error::io(path, e))
+    let mut buf = Vec::new();
+    a.write_npy(&mut buf).map_err(|e| Error::io(path, e))?;
+    write_new(path, &buf)
+}
+
+/// Create `path` for writing, exclusively: fails when anything (a file, a directory, a symbolic
+/// link, dangling or not) is already there, so an existing file is never clobbered and no link is
+/// followed (`O_CREAT | O_EXCL`).
+pub fn create_new(path: &Path) -> Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| Error::io(path, e))
+}
+
+/// Write `bytes` to a new file `path` ([`create_new`]).
+pub fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let mut f = create_new(path)?;
+    f.write_all(bytes)
+        .and_then(|()| f.sync_all())
+        .map_err(|e| Error::io(path, e))
+}
+
+/// A fresh name `dir/<stem><suffix>`, `dir/<stem>-1<suffix>`, `dir/<stem>-2<suffix>`, … that does
+/// not exist yet (checked without following links). Creating it still goes through
+/// [`create_new`], which fails rather than clobber when a racing writer took the name.
+pub fn unique_path(dir: &Path, stem: &str, suffix: &str) -> PathBuf {
+    (0u64..)
+        .map(|i| {
+            if i == 0 {
+                dir.join(format!("{stem}{suffix}"))
+            } else {
+                dir.join(format!("{stem}-{i}{suffix}"))
+            }
+        })
+        .find(|p| std::fs::symlink_metadata(p).is_err())
+        .unwrap_or_else(|| dir.join(format!("{stem}{suffix}")))
+}
+
+/// Replace (or create) the file `path` atomically: the content is produced by `fill` into a new
+/// temporary file beside it (created exclusively), synced, then renamed over `path`. Readers see
+/// the old file or the complete new one; a symbolic link at `path` is replaced, not followed.
+pub fn replace_atomically(path: &Path, fill: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::io(path, "not a file name"))?
+        .to_string_lossy()
+        .into_owned();
+    // `.tmp-<pid>[-k]-<name>`: hidden, and ending in the target's extension (plot backends
+    // choose the image format from it)
+    let tmp = unique_path(
+        &dir,
+        &format!(".tmp-{}", std::process::id()),
+        &format!("-{name}"),
+    );
+    // reserve the name exclusively before `fill` writes to it
+    drop(create_new(&tmp)?);
+    let result = fill(&tmp).and_then(|()| {
+        std::fs::File::open(&tmp)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| Error::io(&tmp, e))?;
+        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// [`replace_atomically`] with the given bytes.
+pub fn replace_with_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
+    replace_atomically(path, |tmp| {
+        std::fs::write(tmp, bytes).map_err(|e| Error::io(tmp, e))
+    })
 }
 
 /// Register the bundled Ubuntu Light font (from `epaint_default_fonts`) as plotters' `sans-serif`,

@@ -23,8 +23,11 @@
 pub mod base;
 pub mod divergence;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod io;
 pub mod kernel;
+pub mod order;
 pub mod privacy;
 pub mod spectral;
 pub mod state;

@@ -265,23 +265,23 @@ fn depolarizing_zcdp_search_and_registers() {
 fn guarantee_links_seed000() {
     let p = PureDp::new(0.5).unwrap();
     let t = pure_to_tcdp(p);
-    assert_eq!((t.m, t.z), (0.5, 0.125));
+    assert_eq!((t.m(), t.z()), (0.5, 0.125));
     assert_eq!(tcdp_to_pure(t), Some(p));
-    assert_eq!(tcdp_to_zcdp(t), Zcdp::rho(0.125).unwrap());
+    assert_eq!(tcdp_to_zcdp(t), Zcdp::from_rho(0.125).unwrap());
     let m = tcdp_to_mcdp(t).unwrap();
-    assert_eq!((m.mu, m.tau), (0.125, 0.5625));
+    assert_eq!((m.mu(), m.tau()), (0.125, 0.5625));
     assert!(tcdp_to_mcdp(Tcdp::new(f64::INFINITY, 1.0).unwrap()).is_none());
     let t = zcdp_to_tcdp(Zcdp::new(0.1, 0.2).unwrap());
-    assert!(t.m.is_infinite() && t.z >= 0.3);
+    assert!(t.m().is_infinite() && t.z() >= 0.3);
     assert!(pure_to_qzcdp(p, Family::Petz).is_err());
-    assert_eq!(pure_to_qzcdp(p, Family::Maximal).unwrap().rho, 0.125);
+    assert_eq!(pure_to_qzcdp(p, Family::Maximal).unwrap().rho(), 0.125);
 }
 
 /// Pure mechanisms compose to δ = 0 exactly (an exact zero is not rounded to a subnormal).
 #[test]
 fn basic_composition_of_pure_mechanisms_has_zero_delta() {
     let ms = vec![ApproxDp::new(0.1, 0.0).unwrap(); 10];
-    assert_eq!(basic(&ms).unwrap().delta, 0.0);
+    assert_eq!(basic(&ms).unwrap().delta(), 0.0);
     let (rows, _) = qrenyi::privacy::composition::compare(0.1, 0.0, 10, 1e-6).unwrap();
     assert_eq!(rows[0].name, "basic");
     assert_eq!(rows[0].delta, 0.0);
@@ -297,11 +297,15 @@ fn edge_cases_of_conversions() {
     );
     assert!(zcdp_delta(Zcdp::new(0.5, 0.0).unwrap(), 0.1).unwrap().value > 0.0);
     assert_eq!(
-        zcdp_epsilon(Zcdp::rho(0.1).unwrap(), 0.0).unwrap().value,
+        zcdp_epsilon(Zcdp::from_rho(0.1).unwrap(), 0.0)
+            .unwrap()
+            .value,
         f64::INFINITY
     );
     assert_eq!(
-        zcdp_epsilon(Zcdp::rho(0.1).unwrap(), 1.0).unwrap().value,
+        zcdp_epsilon(Zcdp::from_rho(0.1).unwrap(), 1.0)
+            .unwrap()
+            .value,
         0.0
     );
     assert_eq!(
@@ -324,7 +328,7 @@ fn bad_input_is_a_typed_error() {
         Err(Error::InvalidParameter { .. })
     ));
     assert!(matches!(
-        zcdp_epsilon(Zcdp::rho(1.0).unwrap(), 2.0),
+        zcdp_epsilon(Zcdp::from_rho(1.0).unwrap(), 2.0),
         Err(Error::InvalidParameter { .. })
     ));
     assert!(matches!(

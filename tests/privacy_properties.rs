@@ -31,7 +31,7 @@ proptest! {
     /// and never below the exact Gaussian profile (the conversion is sound on a tight mechanism).
     #[test]
     fn zcdp_delta_is_optimal_and_sound(rho in 1e-4f64..5.0, eps in 0.0f64..5.0, a in 1.0001f64..200.0) {
-        let z = Zcdp::rho(rho).unwrap();
+        let z = Zcdp::from_rho(rho).unwrap();
         let best = zcdp_delta(z, eps).unwrap().value;
         let single = rdp_delta(Rdp::new(a, rho * a).unwrap(), eps).unwrap();
         prop_assert!(best <= single * (1.0 + 1e-12) + 1e-300);
@@ -42,7 +42,7 @@ proptest! {
     /// ε(δ) and δ(ε) are inverse: δ(ε(δ)) ≤ δ.
     #[test]
     fn zcdp_epsilon_inverts_delta(rho in 1e-4f64..5.0, ld in -20.0f64..-0.1) {
-        let z = Zcdp::rho(rho).unwrap();
+        let z = Zcdp::from_rho(rho).unwrap();
         let d = 10f64.powf(ld);
         let e = zcdp_epsilon(z, d).unwrap().value;
         prop_assert!(zcdp_delta(z, e).unwrap().value <= d * (1.0 + 1e-9));
@@ -119,7 +119,7 @@ proptest! {
             prop_assert!((joint - sum).abs() <= 1e-9 * sum.max(1.0), "{f:?}: {joint} vs {sum}");
         }
         let q = compose_qzcdp_tensor(&[Qzcdp::new(0.0, 0.1, Family::Sandwiched).unwrap(), Qzcdp::new(0.2, 0.3, Family::Sandwiched).unwrap()]).unwrap();
-        prop_assert!((q.rho - 0.4).abs() < 1e-15 && (q.xi - 0.2).abs() < 1e-15);
+        prop_assert!((q.rho() - 0.4).abs() < 1e-15 && (q.xi() - 0.2).abs() < 1e-15);
     }
 
     /// Fit and check agree: ρ slightly above the certified fit holds; below the best value it is

@@ -45,6 +45,6 @@ fn published_kov_optimal_composition() {
 #[test]
 fn published_gaussian_calibration() {
     let g = Gaussian::calibrate(1.0, 1e-5, 1.0).unwrap();
-    println!("sigma = {:.12}", g.sigma);
-    assert!((g.sigma - 3.7306316348).abs() < 1e-9, "{}", g.sigma);
+    println!("sigma = {:.12}", g.sigma());
+    assert!((g.sigma() - 3.7306316348).abs() < 1e-9, "{}", g.sigma());
 }

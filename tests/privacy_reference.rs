@@ -135,9 +135,9 @@ fn reference_gaussian() {
             Gaussian::calibrate(num(c, "epsilon"), num(c, "delta"), num(c, "sensitivity")).unwrap();
         let s = num(c, "sigma");
         assert!(
-            (g.sigma - s).abs() <= 1e-9 * s,
+            (g.sigma() - s).abs() <= 1e-9 * s,
             "calibrate {c}: {}",
-            g.sigma
+            g.sigma()
         );
         // soundness: the returned σ meets the target with the rounded-up exact δ
         assert!(g.delta(num(c, "epsilon")).unwrap() <= num(c, "delta"));
@@ -229,24 +229,28 @@ fn reference_advanced_composition() {
         let (e, d, dp) = (num(c, "epsilon"), num(c, "delta"), num(c, "delta_prime"));
         let k = c["k"].as_u64().unwrap() as usize;
         let ms = repeat(ApproxDp::new(e, d).unwrap(), k).unwrap();
-        close("drv", advanced_drv(&ms, dp).unwrap().epsilon, num(c, "drv"));
+        close(
+            "drv",
+            advanced_drv(&ms, dp).unwrap().epsilon(),
+            num(c, "drv"),
+        );
         close(
             "dr16",
-            advanced_dr16(e, d, k, dp).unwrap().epsilon,
+            advanced_dr16(e, d, k, dp).unwrap().epsilon(),
             num(c, "dr16"),
         );
         close(
             "thm20",
-            advanced_seed000_theorem20(e, d, k, dp).unwrap().epsilon,
+            advanced_seed000_theorem20(e, d, k, dp).unwrap().epsilon(),
             num(c, "thm20"),
         );
         if d == 0.0 {
             close(
                 "seed003",
-                advanced_seed003_printed(e, k, dp).unwrap().epsilon,
+                advanced_seed003_printed(e, k, dp).unwrap().epsilon(),
                 num(c, "seed003_printed"),
             );
-            let z = advanced_zcdp(&ms, dp).unwrap().epsilon;
+            let z = advanced_zcdp(&ms, dp).unwrap().epsilon();
             assert!(z >= num(c, "zcdp") && (z - num(c, "zcdp")) / num(c, "zcdp") < 1e-12);
         }
     }

@@ -141,7 +141,7 @@ fn rdp_to_dp<'py>(
 #[pyfunction]
 fn pure_to_zcdp_<'py>(py: Python<'py>, epsilon: f64) -> PyResult<Bound<'py, PyDict>> {
     let z = guard(|| Ok(pure_to_zcdp(PureDp::new(epsilon)?)))?;
-    dict(py, vec![("xi", f(py, z.xi)), ("rho", f(py, z.rho))])
+    dict(py, vec![("xi", f(py, z.xi())), ("rho", f(py, z.rho()))])
 }
 
 /// `compose`: every composition bound for k copies of (ε, δ)-DP at δ_total.
@@ -203,7 +203,7 @@ fn compose_zcdp_<'py>(
             .collect::<Result<Vec<_>>>()?;
         compose_zcdp(&zs)
     })?;
-    dict(py, vec![("xi", f(py, z.xi)), ("rho", f(py, z.rho))])
+    dict(py, vec![("xi", f(py, z.xi())), ("rho", f(py, z.rho()))])
 }
 
 /// Compose RDP curves given as lists of (α, τ) at the same orders: pointwise sums.
@@ -217,7 +217,7 @@ fn compose_rdp_(curves: Vec<Vec<(f64, f64)>>) -> PyResult<Vec<(f64, f64)>> {
         Ok(compose_rdp(&cs)?
             .points()
             .iter()
-            .map(|p| (p.alpha, p.tau))
+            .map(|p| (p.alpha(), p.tau()))
             .collect())
     })
 }
@@ -276,22 +276,22 @@ impl PyMechanism {
                 py,
                 vec![
                     ("name", name),
-                    ("sigma", f(py, g.sigma)),
-                    ("sensitivity", f(py, g.sensitivity)),
-                    ("zcdp_rho", f(py, g.zcdp().rho)),
+                    ("sigma", f(py, g.sigma())),
+                    ("sensitivity", f(py, g.sensitivity())),
+                    ("zcdp_rho", f(py, g.zcdp().rho())),
                 ],
             ),
             Mech::Laplace(l) => dict(
                 py,
                 vec![
                     ("name", name),
-                    ("scale", f(py, l.scale)),
-                    ("sensitivity", f(py, l.sensitivity)),
+                    ("scale", f(py, l.scale())),
+                    ("sensitivity", f(py, l.sensitivity())),
                     ("pure_epsilon", f(py, l.pure_epsilon())),
                 ],
             ),
             Mech::RandomizedResponse(r) => {
-                dict(py, vec![("name", name), ("epsilon", f(py, r.epsilon))])
+                dict(py, vec![("name", name), ("epsilon", f(py, r.epsilon0()))])
             }
         }
     }
@@ -299,14 +299,19 @@ impl PyMechanism {
         match self.inner {
             Mech::Gaussian(g) => format!(
                 "qrenyi.privacy.gaussian(sigma={}, sensitivity={})",
-                g.sigma, g.sensitivity
+                g.sigma(),
+                g.sensitivity()
             ),
             Mech::Laplace(l) => format!(
                 "qrenyi.privacy.laplace(scale={}, sensitivity={})",
-                l.scale, l.sensitivity
+                l.scale(),
+                l.sensitivity()
             ),
             Mech::RandomizedResponse(r) => {
-                format!("qrenyi.privacy.randomized_response(epsilon={})", r.epsilon)
+                format!(
+                    "qrenyi.privacy.randomized_response(epsilon={})",
+                    r.epsilon0()
+                )
             }
         }
     }

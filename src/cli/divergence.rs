@@ -86,13 +86,7 @@ pub fn load_state(path: &std::path::Path, backend: &str, tolerance: f64) -> Resu
     } else {
         backend.parse()?
     };
-    if !(tolerance > 0.0 && tolerance.is_finite()) {
-        return Err(qrenyi::Error::invalid(
-            "tolerance",
-            tolerance,
-            "must be positive and finite",
-        ));
-    }
+    Tolerance { base: tolerance }.check()?;
     let m = qrenyi::io::read_matrix(path)?;
     DensityMatrix::with_options(m, Tolerance { base: tolerance }, backend).map_err(|e| {
         qrenyi::Error::Parse {

@@ -255,7 +255,8 @@ pub fn run(args: &Args) -> Result<i32> {
             let xi = common.base.base.to_nats(*xi);
             let r = nb.fit(family, xi, &opts)?;
             if let Some(path) = plot {
-                draw(path, &nb, family, xi, &r)?;
+                // the named file is replaced atomically (drawn beside it, then renamed)
+                qrenyi::io::replace_atomically(path, |tmp| draw(tmp, &nb, family, xi, &r))?;
             }
             print_fit(&r, xi, common.json, common.base.base);
             Ok(0)

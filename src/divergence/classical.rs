@@ -25,14 +25,12 @@ fn check_pair(p: &[f64], q: &[f64]) -> Result<()> {
 }
 
 fn check_order(alpha: f64) -> Result<()> {
-    if alpha >= 0.0 {
-        Ok(())
-    } else {
-        Err(Error::AlphaOutOfRange {
-            alpha,
-            expected: "classical Rényi divergence needs α ∈ [0, ∞]".into(),
-        })
-    }
+    crate::order::Order::new(
+        alpha,
+        crate::order::OrderRange::NonNegative,
+        "the classical Rényi divergence",
+    )
+    .map(|_| ())
 }
 
 /// The weighted log-likelihood ratios `(p_i/Σp, ln p_i − ln q_i)` over `p_i > 0`.
@@ -123,11 +121,18 @@ pub fn approx_max_divergence(p: &[f64], q: &[f64], delta: f64) -> Result<f64> {
     if !(0.0..1.0).contains(&delta) {
         return Err(Error::invalid("delta", delta, "must lie in [0, 1)"));
     }
-    let mut idx: Vec<usize> = (0..p.len()).filter(|&i| p[i] > 0.0).collect();
-    // sort by decreasing ratio p/q, comparing p_i q_j against p_j q_i (q = 0 is ratio +∞)
-    idx.sort_by(|&i, &j| (p[j] * q[i]).total_cmp(&(p[i] * q[j])));
+    // Sort by decreasing ratio p/q (q = 0 is ratio +∞). The key is computed once per point:
+    // a correctly rounded quotient is monotone in the exact ratio, so sorting the keys with
+    // `total_cmp` is a total order that never inverts two distinct exact ratios. (Comparing the
+    // cross products p_i q_j and p_j q_i instead is not transitive once they round or underflow,
+    // which made the sort panic — or return a wrong prefix — on alphabets with tiny masses.)
+    let mut idx: Vec<(f64, usize)> = (0..p.len())
+        .filter(|&i| p[i] > 0.0)
+        .map(|i| (p[i] / q[i], i))
+        .collect();
+    idx.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let (mut ps, mut qs, mut best) = (0.0, 0.0, f64::NEG_INFINITY);
-    for &i in &idx {
+    for &(_, i) in &idx {
         ps += p[i];
         qs += q[i];
         if ps > delta {

@@ -26,6 +26,7 @@ pub use device::sandwiched_from_matrices;
 pub use quantum::{hockey_stick, Pair};
 
 use crate::error::{Error, Result};
+use crate::order::{Order, OrderRange};
 use crate::state::DensityMatrix;
 
 /// The quantum Rényi families.
@@ -74,21 +75,11 @@ impl Family {
 
     /// Validate an order: not NaN; Petz accepts `α ∈ [0, ∞]`, sandwiched and maximal `α ∈ (0, ∞]`.
     pub fn check_alpha(self, alpha: f64) -> Result<()> {
-        let ok = match self {
-            Family::Petz => alpha >= 0.0,
-            _ => alpha > 0.0,
+        let range = match self {
+            Family::Petz => OrderRange::NonNegative,
+            _ => OrderRange::Positive,
         };
-        if ok {
-            Ok(())
-        } else {
-            Err(Error::AlphaOutOfRange {
-                alpha,
-                expected: match self {
-                    Family::Petz => "Petz needs α ∈ [0, ∞]".into(),
-                    _ => format!("{} needs α ∈ (0, ∞]", self.name()),
-                },
-            })
-        }
+        Order::new(alpha, range, self.name()).map(|_| ())
     }
 
     /// `D_α(ρ‖σ)` of this family (one-shot; use [`Pair`] to reuse decompositions across calls).

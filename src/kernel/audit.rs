@@ -235,12 +235,15 @@ impl ResamplingKind {
     }
 }
 
+/// Largest number of resampling replicates [`Resampling`] accepts.
+pub const MAX_REPLICATES: usize = 100_000;
+
 /// Configuration of a resampling interval.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Resampling {
     /// Scheme.
     pub kind: ResamplingKind,
-    /// Number of replicates `B ≥ 10`.
+    /// Number of replicates `10 ≤ B ≤` [`MAX_REPLICATES`].
     pub replicates: usize,
     /// Subsampling fraction `f ∈ (0, 1)` (ignored by the bootstrap).
     pub fraction: f64,
@@ -348,11 +351,14 @@ fn interval_from_blocks(
     level: f64,
     cfg: &Resampling,
 ) -> Result<ConfidenceInterval> {
-    if cfg.replicates < 10 {
+    if cfg.replicates < 10 || cfg.replicates > MAX_REPLICATES {
         return Err(Error::invalid(
             "replicates",
             cfg.replicates as f64,
-            "need at least 10 resampling replicates",
+            format!(
+                "need 10..={MAX_REPLICATES} resampling replicates (each one is an eigensolve of \
+                 the resampled Gram blocks; quantiles at levels ≥ 1e-3 gain nothing beyond)"
+            ),
         ));
     }
     let (n, m) = (blocks.kxx.nrows(), blocks.kyy.nrows());

@@ -92,14 +92,12 @@ struct SigmaSplit {
 }
 
 fn check_alpha(alpha: f64) -> Result<()> {
-    if alpha > 0.0 {
-        Ok(())
-    } else {
-        Err(Error::AlphaOutOfRange {
-            alpha,
-            expected: "the sandwiched kernel Rényi divergence needs α ∈ (0, ∞]".into(),
-        })
-    }
+    crate::order::Order::new(
+        alpha,
+        crate::order::OrderRange::Positive,
+        "the sandwiched kernel Rényi divergence",
+    )
+    .map(|_| ())
 }
 
 fn check_lambda(lambda: f64) -> Result<()> {
@@ -367,15 +365,32 @@ impl KernelDivergence {
 
     /// The eigenvalues of `M_γ` above the zero threshold `τ(n, μ_max)`.
     fn sandwich_spectrum(&self, gamma: f64, lambda: f64) -> Result<Vec<f64>> {
+        let overflow = || {
+            // e.g. α = 5e-324: γ = (1−α)/α ≈ 2e323 and σ^{γ/2} is out of the f64 range; say so
+            // instead of letting the eigensolver fail on infinities
+            Error::invalid(
+                "(1−α)/α",
+                gamma,
+                "σ^((1−α)/2α) overflows f64 at this order (α too close to 0 for these samples); \
+                 use a larger α",
+            )
+        };
         let mu = match &self.device {
             #[cfg(feature = "cuda")]
             Some(dev) => {
                 let (a, b, scale) = self.sandwich_coefficients(gamma, lambda);
+                if !a.is_finite() || !b.is_finite() || scale.iter().any(|v| !v.is_finite()) {
+                    return Err(overflow());
+                }
                 dev.sandwich_eigvalsh(a, b, &scale)?
             }
-            _ => self
-                .backend
-                .eigvalsh_real(self.sandwich(gamma, lambda).view())?,
+            _ => {
+                let m = self.sandwich(gamma, lambda);
+                if m.iter().any(|v| !v.is_finite()) {
+                    return Err(overflow());
+                }
+                self.backend.eigvalsh_real(m.view())?
+            }
         };
         let mumax = mu.iter().copied().fold(0.0f64, f64::max);
         let thr = zero_threshold(mu.len(), mumax);

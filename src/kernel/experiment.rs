@@ -91,6 +91,9 @@ pub struct ExperimentConfig {
     pub seed: u64,
 }
 
+/// Largest sample size `n` of the experiment.
+pub const MAX_EXPERIMENT_N: usize = 10_000;
+
 impl ExperimentConfig {
     /// The paper's settings: `d = 30`, `n ∈ {200, 400, 600}`, 5 runs, α ∈ {2, 6, 12}, 13
     /// log-spaced λ from 2.5·10⁻⁴ to 0.1, the four [`Scenario::paper`] mechanisms.
@@ -115,6 +118,16 @@ impl ExperimentConfig {
         if let Some(&n) = self.ns.iter().find(|&&n| n < 2) {
             return Err(Error::invalid("n", n as f64, "need at least 2 points"));
         }
+        if let Some(&n) = self.ns.iter().find(|&&n| n > MAX_EXPERIMENT_N) {
+            return Err(Error::invalid(
+                "n",
+                n as f64,
+                format!(
+                    "at most {MAX_EXPERIMENT_N}: each run holds three n×n Gram blocks and their \
+                     eigendecompositions (8n² bytes each, ~2.4 GB at the limit)"
+                ),
+            ));
+        }
         if self.alphas.is_empty() || self.lambdas.is_empty() || self.scenarios.is_empty() {
             return Err(Error::Empty("experiment grid (α, λ or scenarios)".into()));
         }
@@ -125,11 +138,12 @@ impl ExperimentConfig {
                 "the plotted λ grid must be positive",
             ));
         }
-        if let Some(&a) = self.alphas.iter().find(|&&a| !(a > 0.0 && a.is_finite())) {
-            return Err(Error::AlphaOutOfRange {
-                alpha: a,
-                expected: "finite α > 0 in the experiment".into(),
-            });
+        for &a in &self.alphas {
+            crate::order::Order::new(
+                a,
+                crate::order::OrderRange::PositiveFinite,
+                "the experiment",
+            )?;
         }
         Ok(())
     }
@@ -380,20 +394,23 @@ pub fn write_outputs(result: &ExperimentResult, dir: &Path) -> Result<Vec<std::p
     .iter()
     .map(|f| dir.join(f))
     .collect();
-    std::fs::write(&paths[0], runs).map_err(|e| Error::io(&paths[0], e))?;
-    std::fs::write(&paths[1], curves).map_err(|e| Error::io(&paths[1], e))?;
+    // each file replaced atomically (written beside it, then renamed): a link planted at one of
+    // these names is replaced, never followed
+    use crate::io::{replace_atomically, replace_with_bytes};
+    replace_with_bytes(&paths[0], runs.as_bytes())?;
+    replace_with_bytes(&paths[1], curves.as_bytes())?;
     crate::io::register_plot_font()?;
-    {
-        let root = SVGBackend::new(&paths[2], (1200, 1000)).into_drawing_area();
+    replace_atomically(&paths[2], |tmp| {
+        let root = SVGBackend::new(tmp, (1200, 1000)).into_drawing_area();
         draw_figure(result, &root).map_err(|e| Error::io(&paths[2], e))?;
-        root.present().map_err(|e| Error::io(&paths[2], e))?;
-    }
-    {
-        let root = BitMapBackend::new(&paths[3], (1200, 1000)).into_drawing_area();
+        root.present().map_err(|e| Error::io(&paths[2], e))
+    })?;
+    replace_atomically(&paths[3], |tmp| {
+        let root = BitMapBackend::new(tmp, (1200, 1000)).into_drawing_area();
         draw_figure(result, &root).map_err(|e| Error::io(&paths[3], e))?;
-        root.present().map_err(|e| Error::io(&paths[3], e))?;
-    }
-    std::fs::write(&paths[4], summary(result)?).map_err(|e| Error::io(&paths[4], e))?;
+        root.present().map_err(|e| Error::io(&paths[3], e))
+    })?;
+    replace_with_bytes(&paths[4], summary(result)?.as_bytes())?;
     Ok(paths)
 }
 

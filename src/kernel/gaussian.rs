@@ -64,12 +64,11 @@ pub fn calibrate_sigma(sensitivity: f64, epsilon: f64, delta: f64) -> Result<f64
 /// 002, Section 6), for α ∈ (0, ∞); `+∞` at α = ∞ when `Δ > 0`; 0 when `Δ = 0`.
 pub fn gaussian_renyi(alpha: f64, sensitivity: f64, sigma: f64) -> Result<f64> {
     check_positive("σ", sigma)?;
-    if alpha.is_nan() || alpha <= 0.0 {
-        return Err(Error::AlphaOutOfRange {
-            alpha,
-            expected: "α ∈ (0, ∞]".into(),
-        });
-    }
+    crate::order::Order::new(
+        alpha,
+        crate::order::OrderRange::Positive,
+        "the Gaussian Rényi divergence",
+    )?;
     if zero_sensitivity(sensitivity)? {
         return Ok(0.0);
     }

@@ -73,17 +73,31 @@ impl Kernel {
     /// `k` as a function of the squared distance `‖x−y‖²`.
     pub fn of_sq_distance(&self, d2: f64) -> f64 {
         let b = self.bandwidth;
+        self.of_unit_sq_distance(d2 / (b * b))
+    }
+
+    /// `k` as a function of `u = ‖x−y‖²/b²` (the squared distance in units of the bandwidth).
+    fn of_unit_sq_distance(&self, u: f64) -> f64 {
         match self.kind {
-            KernelKind::Rbf => (-d2 / (b * b)).exp(),
-            KernelKind::Laplace => (-d2.sqrt() / b).exp(),
-            KernelKind::Imq => 1.0 / (1.0 + d2 / (b * b)).sqrt(),
+            KernelKind::Rbf => (-u).exp(),
+            KernelKind::Laplace => (-u.sqrt()).exp(),
+            KernelKind::Imq => 1.0 / (1.0 + u).sqrt(),
         }
     }
 
     /// The Gram matrix `G_ij = k(a_i, b_j)` of the rows of `a` (`p × d`) and `b` (`q × d`).
+    ///
+    /// Distances are computed on the samples divided by a power of two `s ≥ max|entry|` and
+    /// converted to units of the bandwidth as `(‖·‖/s)²·(s/b)²`, so samples of any magnitude
+    /// (up to `f64::MAX`) give the same Gram matrix as the same samples rescaled: nothing
+    /// overflows to `inf − inf`.
     pub fn gram(&self, a: ArrayView2<f64>, b: ArrayView2<f64>) -> Result<Array2<f64>> {
-        let mut g = pairwise_sq_distances(a, b)?;
-        g.mapv_inplace(|d2| self.of_sq_distance(d2));
+        let (mut g, s) = scaled_sq_distances(a, b)?;
+        let r = s / self.bandwidth;
+        g.mapv_inplace(|x| {
+            let u = if x == 0.0 { 0.0 } else { x * r * r };
+            self.of_unit_sq_distance(u)
+        });
         Ok(g)
     }
 
@@ -121,10 +135,22 @@ pub(crate) fn check_samples(name: &str, a: ArrayView2<f64>) -> Result<()> {
     Ok(())
 }
 
+/// Largest Gram block (`p·q` entries, 8 bytes each: 2 GiB) the kernel functions build.
+pub const MAX_GRAM_ENTRIES: usize = 1 << 28;
+
 /// Squared Euclidean distances `‖a_i − b_j‖²` (`p × q`), computed as `‖a_i‖² + ‖b_j‖² − 2⟨a_i, b_j⟩`
 /// with one BLAS gemm after centring both sets at their joint mean (which reduces the cancellation
-/// of the expansion); negative rounding results are clamped to 0.
+/// of the expansion); negative rounding results are clamped to 0. The samples are first divided
+/// by a power of two `s ≥ max|entry|` (exact), so no intermediate overflows; a distance whose
+/// square exceeds `f64::MAX` is `+∞`.
 pub fn pairwise_sq_distances(a: ArrayView2<f64>, b: ArrayView2<f64>) -> Result<Array2<f64>> {
+    let (mut g, s) = scaled_sq_distances(a, b)?;
+    g.mapv_inplace(|x| if x == 0.0 { 0.0 } else { x * s * s });
+    Ok(g)
+}
+
+/// `(‖a_i − b_j‖²/s², s)` with `s` the smallest power of two `≥ max |entry|` (1 for zero samples).
+fn scaled_sq_distances(a: ArrayView2<f64>, b: ArrayView2<f64>) -> Result<(Array2<f64>, f64)> {
     check_samples("a", a)?;
     check_samples("b", b)?;
     if a.ncols() != b.ncols() {
@@ -134,8 +160,32 @@ pub fn pairwise_sq_distances(a: ArrayView2<f64>, b: ArrayView2<f64>) -> Result<A
             right: b.ncols(),
         });
     }
+    if a.nrows()
+        .checked_mul(b.nrows())
+        .map_or(true, |e| e > MAX_GRAM_ENTRIES)
+    {
+        return Err(Error::invalid(
+            "sample size",
+            a.nrows() as f64 * b.nrows() as f64,
+            format!(
+                "{}×{} pairs exceed {MAX_GRAM_ENTRIES} (each Gram block is n·m numbers: 2 GiB \
+                 at the limit); subsample the data",
+                a.nrows(),
+                b.nrows()
+            ),
+        ));
+    }
+    let top = a.iter().chain(b.iter()).fold(0.0f64, |m, x| m.max(x.abs()));
+    let s = if top > 0.0 {
+        // 2^⌈log₂ top⌉ (exact scaling), kept a normal number: 2^−1000 ≤ s ≤ 2^1023
+        let e = top.log2().ceil().clamp(-1000.0, 1023.0);
+        2f64.powi(e as i32)
+    } else {
+        1.0
+    };
+    let (a, b) = (a.mapv(|x| x / s), b.mapv(|x| x / s));
     let (p, q) = (a.nrows() as f64, b.nrows() as f64);
-    let mean: Array1<f64> = (a.sum_axis(Axis(0)) + b.sum_axis(Axis(0))).mapv(|s| s / (p + q));
+    let mean: Array1<f64> = (a.sum_axis(Axis(0)) + b.sum_axis(Axis(0))).mapv(|t| t / (p + q));
     let ac = &a - &mean;
     let bc = &b - &mean;
     let na: Array1<f64> = ac.rows().into_iter().map(|r| r.dot(&r)).collect();
@@ -144,7 +194,7 @@ pub fn pairwise_sq_distances(a: ArrayView2<f64>, b: ArrayView2<f64>) -> Result<A
     for ((i, j), v) in g.indexed_iter_mut() {
         *v = (na[i] + nb[j] - 2.0 * *v).max(0.0);
     }
-    Ok(g)
+    Ok((g, s))
 }
 
 /// The median heuristic: the median of the `n·m` distances `‖x_i − y_j‖` between the two samples
@@ -152,7 +202,12 @@ pub fn pairwise_sq_distances(a: ArrayView2<f64>, b: ArrayView2<f64>) -> Result<A
 /// is even). Pass a separate *pilot* sample to keep the bandwidth independent of the audited data.
 /// Errors if the median is 0 (more than half of the pairs coincide).
 pub fn median_bandwidth(x: ArrayView2<f64>, y: ArrayView2<f64>) -> Result<f64> {
-    let d2 = pairwise_sq_distances(x, y)?;
+    // the median of the scaled distances, scaled back: no overflow for samples of any size
+    let (d2, s) = scaled_sq_distances(x, y)?;
+    Ok(s * median_distance(d2)?)
+}
+
+fn median_distance(d2: Array2<f64>) -> Result<f64> {
     let mut v: Vec<f64> = d2.into_iter().collect();
     let k = v.len();
     let upper = k / 2;

@@ -184,12 +184,12 @@ pub fn zcdp_epsilon(z: Zcdp, delta: f64) -> Result<Converted> {
 /// OpenDP-compatible `cdp_delta(ρ, ε)`: [`zcdp_delta`] of `ρ`-zCDP (`ξ = 0`).
 /// Published check (seed 001 / OpenDP): `cdp_delta(0.5, 0) = 0.5588356393474351`.
 pub fn cdp_delta(rho: f64, epsilon: f64) -> Result<f64> {
-    Ok(zcdp_delta(Zcdp::rho(rho)?, epsilon)?.value)
+    Ok(zcdp_delta(Zcdp::from_rho(rho)?, epsilon)?.value)
 }
 
 /// OpenDP-compatible `cdp_epsilon(ρ, δ)`: [`zcdp_epsilon`] of `ρ`-zCDP.
 pub fn cdp_epsilon(rho: f64, delta: f64) -> Result<f64> {
-    Ok(zcdp_epsilon(Zcdp::rho(rho)?, delta)?.value)
+    Ok(zcdp_epsilon(Zcdp::from_rho(rho)?, delta)?.value)
 }
 
 /// `δ(ε)` of one `(α, τ)`-RDP bound: `exp((α−1)(τ−ε)) (1−1/α)^α/(α−1)` (seed 001,
@@ -304,12 +304,11 @@ pub fn bounded_divergence_bound(epsilon: f64, alpha: f64) -> Result<f64> {
 ///
 /// Evaluated as [`RandomizedResponse`]'s RDP curve (cancellation-free, interval-enclosed).
 pub fn bounded_divergence_tight(epsilon: f64, alpha: f64) -> Result<f64> {
-    if alpha.is_nan() || alpha < 1.0 {
-        return Err(Error::AlphaOutOfRange {
-            alpha,
-            expected: "bounded-divergence bound needs α ∈ [1, ∞]".into(),
-        });
-    }
+    crate::order::Order::new(
+        alpha,
+        crate::order::OrderRange::AtLeastOne,
+        "the bounded-divergence bound",
+    )?;
     RandomizedResponse::new(epsilon)?.rdp(alpha)
 }
 

@@ -44,23 +44,21 @@ pub(crate) fn bisect_decreasing(lo: f64, ok: impl Fn(f64) -> Result<bool>) -> Re
 }
 
 fn check_rdp_order(alpha: f64) -> Result<()> {
-    if alpha >= 1.0 {
-        Ok(())
-    } else {
-        Err(Error::AlphaOutOfRange {
-            alpha,
-            expected: "mechanism RDP curves are for α ∈ [1, ∞]".into(),
-        })
-    }
+    crate::order::Order::new(
+        alpha,
+        crate::order::OrderRange::AtLeastOne,
+        "a mechanism RDP curve",
+    )
+    .map(|_| ())
 }
 
 /// The Gaussian mechanism `f(x) + N(0, σ²)` for a query of ℓ₂-sensitivity `Δ`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Gaussian {
     /// Noise standard deviation `σ > 0`.
-    pub sigma: f64,
+    pub(crate) sigma: f64,
     /// ℓ₂ sensitivity `Δ > 0`.
-    pub sensitivity: f64,
+    pub(crate) sensitivity: f64,
 }
 
 fn check_positive(name: &str, x: f64) -> Result<()> {
@@ -72,6 +70,15 @@ fn check_positive(name: &str, x: f64) -> Result<()> {
 }
 
 impl Gaussian {
+    /// Noise standard deviation `σ > 0`.
+    pub fn sigma(&self) -> f64 {
+        self.sigma
+    }
+    /// ℓ₂ sensitivity `Δ > 0`.
+    pub fn sensitivity(&self) -> f64 {
+        self.sensitivity
+    }
+
     /// Validate `σ, Δ > 0`.
     pub fn new(sigma: f64, sensitivity: f64) -> Result<Self> {
         check_positive("sigma", sigma)?;
@@ -145,12 +152,21 @@ impl Mechanism for Gaussian {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Laplace {
     /// Scale `b > 0`.
-    pub scale: f64,
+    pub(crate) scale: f64,
     /// ℓ₁ sensitivity `Δ > 0`.
-    pub sensitivity: f64,
+    pub(crate) sensitivity: f64,
 }
 
 impl Laplace {
+    /// Scale `b > 0`.
+    pub fn scale(&self) -> f64 {
+        self.scale
+    }
+    /// ℓ₁ sensitivity `Δ > 0`.
+    pub fn sensitivity(&self) -> f64 {
+        self.sensitivity
+    }
+
     /// Validate `b, Δ > 0`.
     pub fn new(scale: f64, sensitivity: f64) -> Result<Self> {
         check_positive("scale", scale)?;
@@ -210,10 +226,15 @@ impl Mechanism for Laplace {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RandomizedResponse {
     /// `ε₀ = ln(p/(1−p)) ≥ 0`.
-    pub epsilon: f64,
+    pub(crate) epsilon: f64,
 }
 
 impl RandomizedResponse {
+    /// `ε₀ = ln(p/(1−p)) ≥ 0`.
+    pub fn epsilon0(&self) -> f64 {
+        self.epsilon
+    }
+
     /// From `ε₀ ≥ 0` (finite).
     pub fn new(epsilon: f64) -> Result<Self> {
         check_nonneg("epsilon", epsilon)?;

@@ -92,14 +92,8 @@ pub(crate) fn check_delta(name: &str, d: f64) -> Result<()> {
 
 /// Check a Rényi order `α > 1` (`+∞` allowed).
 pub(crate) fn check_order(alpha: f64) -> Result<()> {
-    if alpha > 1.0 {
-        Ok(())
-    } else {
-        Err(Error::AlphaOutOfRange {
-            alpha,
-            expected: "privacy orders need α ∈ (1, ∞]".into(),
-        })
-    }
+    crate::order::Order::new(alpha, crate::order::OrderRange::AboveOne, "a privacy order")
+        .map(|_| ())
 }
 
 /// Pure `ε`-differential privacy: `D_∞(M(x)‖M(x')) ≤ ε` for all neighbours, equivalently
@@ -107,10 +101,15 @@ pub(crate) fn check_order(alpha: f64) -> Result<()> {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PureDp {
     /// `ε ≥ 0`.
-    pub epsilon: f64,
+    pub(crate) epsilon: f64,
 }
 
 impl PureDp {
+    /// `ε ≥ 0`.
+    pub fn epsilon(&self) -> f64 {
+        self.epsilon
+    }
+
     /// Validate `ε ≥ 0` (finite).
     pub fn new(epsilon: f64) -> Result<Self> {
         check_nonneg("epsilon", epsilon)?;
@@ -124,12 +123,21 @@ impl PureDp {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ApproxDp {
     /// `ε ≥ 0` (`+∞` allowed: the trivial statement).
-    pub epsilon: f64,
+    pub(crate) epsilon: f64,
     /// `δ ∈ [0, 1]`.
-    pub delta: f64,
+    pub(crate) delta: f64,
 }
 
 impl ApproxDp {
+    /// `ε ≥ 0` (`+∞` allowed: the trivial statement).
+    pub fn epsilon(&self) -> f64 {
+        self.epsilon
+    }
+    /// `δ ∈ [0, 1]`.
+    pub fn delta(&self) -> f64 {
+        self.delta
+    }
+
     /// Validate `ε ≥ 0`, `δ ∈ [0, 1]`.
     pub fn new(epsilon: f64, delta: f64) -> Result<Self> {
         check_nonneg_or_inf("epsilon", epsilon)?;
@@ -145,12 +153,21 @@ impl ApproxDp {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct QuantumDp {
     /// `ε ≥ 0`.
-    pub epsilon: f64,
+    pub(crate) epsilon: f64,
     /// `δ ∈ [0, 1]`.
-    pub delta: f64,
+    pub(crate) delta: f64,
 }
 
 impl QuantumDp {
+    /// `ε ≥ 0`.
+    pub fn epsilon(&self) -> f64 {
+        self.epsilon
+    }
+    /// `δ ∈ [0, 1]`.
+    pub fn delta(&self) -> f64 {
+        self.delta
+    }
+
     /// Validate `ε ≥ 0`, `δ ∈ [0, 1]`.
     pub fn new(epsilon: f64, delta: f64) -> Result<Self> {
         check_nonneg_or_inf("epsilon", epsilon)?;
@@ -163,12 +180,21 @@ impl QuantumDp {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rdp {
     /// Order `α ∈ (1, ∞]` (`α = ∞` is pure `τ`-DP).
-    pub alpha: f64,
+    pub(crate) alpha: f64,
     /// Bound `τ ≥ 0`.
-    pub tau: f64,
+    pub(crate) tau: f64,
 }
 
 impl Rdp {
+    /// Order `α ∈ (1, ∞]` (`α = ∞` is pure `τ`-DP).
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+    /// Bound `τ ≥ 0`.
+    pub fn tau(&self) -> f64 {
+        self.tau
+    }
+
     /// Validate `α > 1`, `τ ≥ 0` finite.
     pub fn new(alpha: f64, tau: f64) -> Result<Self> {
         check_order(alpha)?;
@@ -224,12 +250,21 @@ impl RdpCurve {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Zcdp {
     /// Offset `ξ ≥ 0`.
-    pub xi: f64,
+    pub(crate) xi: f64,
     /// Slope `ρ ≥ 0`.
-    pub rho: f64,
+    pub(crate) rho: f64,
 }
 
 impl Zcdp {
+    /// Offset `ξ ≥ 0`.
+    pub fn xi(&self) -> f64 {
+        self.xi
+    }
+    /// Slope `ρ ≥ 0`.
+    pub fn rho(&self) -> f64 {
+        self.rho
+    }
+
     /// Validate `ξ, ρ ≥ 0` finite.
     pub fn new(xi: f64, rho: f64) -> Result<Self> {
         check_nonneg("xi", xi)?;
@@ -238,7 +273,7 @@ impl Zcdp {
     }
 
     /// `ρ`-zCDP (`ξ = 0`).
-    pub fn rho(rho: f64) -> Result<Self> {
+    pub fn from_rho(rho: f64) -> Result<Self> {
         Self::new(0.0, rho)
     }
 
@@ -260,14 +295,27 @@ impl Zcdp {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Qzcdp {
     /// Offset `ξ ≥ 0`.
-    pub xi: f64,
+    pub(crate) xi: f64,
     /// Slope `ρ ≥ 0`.
-    pub rho: f64,
+    pub(crate) rho: f64,
     /// The quantum Rényi family the bound is stated for.
-    pub family: Family,
+    pub(crate) family: Family,
 }
 
 impl Qzcdp {
+    /// Offset `ξ ≥ 0`.
+    pub fn xi(&self) -> f64 {
+        self.xi
+    }
+    /// Slope `ρ ≥ 0`.
+    pub fn rho(&self) -> f64 {
+        self.rho
+    }
+    /// The quantum Rényi family the bound is stated for.
+    pub fn family(&self) -> Family {
+        self.family
+    }
+
     /// Validate `ξ, ρ ≥ 0` finite.
     pub fn new(xi: f64, rho: f64, family: Family) -> Result<Self> {
         check_nonneg("xi", xi)?;
@@ -306,12 +354,21 @@ pub fn family_warning(family: Family) -> Option<String> {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Tcdp {
     /// Cap `m ≥ 0` (`+∞` allowed).
-    pub m: f64,
+    pub(crate) m: f64,
     /// Slope `z ≥ 0`.
-    pub z: f64,
+    pub(crate) z: f64,
 }
 
 impl Tcdp {
+    /// Cap `m ≥ 0` (`+∞` allowed).
+    pub fn m(&self) -> f64 {
+        self.m
+    }
+    /// Slope `z ≥ 0`.
+    pub fn z(&self) -> f64 {
+        self.z
+    }
+
     /// Validate `m ≥ 0` (`∞` allowed), `z ≥ 0`.
     pub fn new(m: f64, z: f64) -> Result<Self> {
         check_nonneg_or_inf("m", m)?;
@@ -325,12 +382,21 @@ impl Tcdp {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Mcdp {
     /// Mean bound `μ ≥ 0`.
-    pub mu: f64,
+    pub(crate) mu: f64,
     /// Subgaussian parameter `τ ≥ 0`.
-    pub tau: f64,
+    pub(crate) tau: f64,
 }
 
 impl Mcdp {
+    /// Mean bound `μ ≥ 0`.
+    pub fn mu(&self) -> f64 {
+        self.mu
+    }
+    /// Subgaussian parameter `τ ≥ 0`.
+    pub fn tau(&self) -> f64 {
+        self.tau
+    }
+
     /// Validate `μ, τ ≥ 0` finite.
     pub fn new(mu: f64, tau: f64) -> Result<Self> {
         check_nonneg("mu", mu)?;

@@ -324,14 +324,27 @@ impl QuantumMechanism {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Depolarizing {
     /// Dimension `d ≥ 2`.
-    pub d: usize,
+    pub(crate) d: usize,
     /// Depolarizing probability `p ∈ (0, 1]`.
-    pub p: f64,
+    pub(crate) p: f64,
     /// Trace distance of the neighbouring pure inputs, `τ ∈ (0, 1]`.
-    pub tau: f64,
+    pub(crate) tau: f64,
 }
 
 impl Depolarizing {
+    /// Dimension `d ≥ 2`.
+    pub fn d(&self) -> usize {
+        self.d
+    }
+    /// Depolarizing probability `p ∈ (0, 1]`.
+    pub fn p(&self) -> f64 {
+        self.p
+    }
+    /// Trace distance of the neighbouring pure inputs, `τ ∈ (0, 1]`.
+    pub fn tau(&self) -> f64 {
+        self.tau
+    }
+
     /// Validate `d ≥ 2`, `p ∈ (0, 1]`, `τ ∈ (0, 1]`.
     pub fn new(d: usize, p: f64, tau: f64) -> Result<Self> {
         if d < 2 {
@@ -390,12 +403,11 @@ impl Depolarizing {
                 "the D_α closed form is for orthogonal inputs (τ = 1)",
             ));
         }
-        if alpha.is_nan() || alpha < 0.0 {
-            return Err(Error::AlphaOutOfRange {
-                alpha,
-                expected: "α ∈ [0, ∞]".into(),
-            });
-        }
+        crate::order::Order::new(
+            alpha,
+            crate::order::OrderRange::NonNegative,
+            "the depolarizing closed form",
+        )?;
         let c = self.p / self.d as f64;
         let big = 1.0 - self.p + c;
         let l = big.ln() - c.ln();

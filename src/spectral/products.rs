@@ -11,9 +11,21 @@
 use ndarray::{Array2, ArrayView2};
 use num_complex::Complex64;
 
-/// `A† B` for `A` of shape `k × m` and `B` of shape `k × n` (the caller checks `k`).
+/// `A† B` for `A` of shape `k × m` and `B` of shape `k × n`.
+///
+/// # Panics
+/// When the row counts differ (checked in every build, as faer does: the BLAS call below reads
+/// `k` rows of both buffers, so a mismatch would read out of bounds).
 pub fn adjoint_times(a: &ArrayView2<Complex64>, b: &ArrayView2<Complex64>) -> Array2<Complex64> {
-    debug_assert_eq!(a.nrows(), b.nrows(), "inner dimensions");
+    assert_eq!(
+        a.nrows(),
+        b.nrows(),
+        "adjoint_times: A is {}×{}, B is {}×{}: inner dimensions differ",
+        a.nrows(),
+        a.ncols(),
+        b.nrows(),
+        b.ncols()
+    );
     imp::adjoint_times(a, b)
 }
 

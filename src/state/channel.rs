@@ -61,13 +61,23 @@ impl Channel {
         &self.kraus
     }
 
-    /// `Σ_k K_k X K_k†` for any `d_in × d_in` matrix (no validation of `X`).
-    pub fn apply_matrix(&self, x: &Array2<Complex64>) -> Array2<Complex64> {
+    /// `Σ_k K_k X K_k†` for any `d_in × d_in` matrix (no validation of `X` beyond its shape).
+    ///
+    /// Errors: [`Error::DimensionMismatch`] when `X` is not `d_in × d_in`.
+    pub fn apply_matrix(&self, x: &Array2<Complex64>) -> Result<Array2<Complex64>> {
+        let d = self.input_dim();
+        if x.dim() != (d, d) {
+            return Err(Error::DimensionMismatch {
+                what: format!("channel input vs {}×{} matrix", x.nrows(), x.ncols()),
+                left: d,
+                right: if x.nrows() == d { x.ncols() } else { x.nrows() },
+            });
+        }
         let mut out = Array2::zeros((self.output_dim(), self.output_dim()));
         for k in &self.kraus {
             out += &k.dot(x).dot(&dagger(&k.view()));
         }
-        out
+        Ok(out)
     }
 
     /// Composition `other ∘ self` (apply `self` first).

@@ -256,7 +256,7 @@ impl DensityMatrix {
                 right: self.dim(),
             });
         }
-        Self::new(channel.apply_matrix(self.matrix()))
+        Self::new(channel.apply_matrix(self.matrix())?)
     }
 }
 
@@ -264,6 +264,7 @@ impl DensityMatrix {
 /// Hermitian) and unit trace within the returned tolerance `t` (the PSD check is left to the
 /// caller, a Cholesky factorisation or eigenvalues computed anyway).
 pub(crate) fn hermitian_unit_trace(a: &mut Array2<Complex64>, tol: Tolerance) -> Result<f64> {
+    tol.check()?;
     let (d, t) = symmetrize_checked(a, tol)?;
     let trace: f64 = (0..d).map(|i| a[[i, i]].re).sum();
     if (trace - 1.0).abs() > t {

@@ -28,4 +28,4 @@ pub use channel::Channel;
 pub use density::DensityMatrix;
 pub use operators::{dagger, kron};
 pub use random::{ginibre, haar_unitary};
-pub use validation::Tolerance;
+pub use validation::{Tolerance, MAX_TOLERANCE};

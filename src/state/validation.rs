@@ -20,7 +20,29 @@ impl Default for Tolerance {
     }
 }
 
+/// Largest accepted [`Tolerance::base`]: beyond it the scaled tolerance would let through
+/// matrices that are visibly not states (trace or smallest eigenvalue off by more than
+/// `1e-6·√d·max(1, max|A_ij|)`), and a zero matrix would pass the trace check.
+pub const MAX_TOLERANCE: f64 = 1e-6;
+
 impl Tolerance {
+    /// Check `0 < base ≤` [`MAX_TOLERANCE`] (every validation calls it).
+    pub fn check(&self) -> Result<()> {
+        if self.base > 0.0 && self.base <= MAX_TOLERANCE {
+            Ok(())
+        } else {
+            Err(Error::invalid(
+                "tolerance",
+                self.base,
+                format!(
+                    "must lie in (0, {MAX_TOLERANCE:e}]: it is the allowed trace defect and \
+                     eigenvalue negativity per unit of √d·max|A_ij|, and a larger one accepts \
+                     matrices that are not states"
+                ),
+            ))
+        }
+    }
+
     /// `base · √d · max(1, norm)`.
     pub fn scaled(&self, dim: usize, norm: f64) -> f64 {
         self.base * (dim.max(1) as f64).sqrt() * norm.max(1.0)

@@ -192,7 +192,7 @@ fn two_point(inst: &Instance, b: Backend) -> Result<(DensityMatrix, DensityMatri
     let p = diag(a * eps.exp(), bb * (-eps).exp());
     let q = diag(a, bb);
     let mk = |m: Array2<Complex64>| -> Result<DensityMatrix> {
-        let out = u.apply_matrix(&m);
+        let out = u.apply_matrix(&m)?;
         let s: f64 = (0..d).map(|i| out[[i, i]].re).sum();
         DensityMatrix::with_options(out.mapv(|z| z / s), Default::default(), b)
     };

@@ -16,6 +16,10 @@ use std::time::Instant;
 /// `d = 32` needs ~16 MB per instance and `d = 1000` would need terabytes.
 pub const MAX_DIM: usize = 32;
 
+/// Trials sampled per parallel batch: the search keeps only counts and the best `restarts`
+/// margins between batches, so its memory does not grow with `--trials`.
+const CHUNK: usize = 1 << 14;
+
 /// Parameters of a search.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -78,11 +82,16 @@ impl Config {
         self.trials.unwrap_or_else(|| s.default_trials())
     }
 
-    fn shard_trials(&self, total: usize) -> Vec<u64> {
+    /// The trials `t ≡ i (mod n)` of shard `(i, n)`, lazily.
+    fn shard_trials(&self, total: usize) -> impl Iterator<Item = u64> {
         let (i, n) = self.shard;
-        (0..total as u64)
-            .filter(|t| *t % n as u64 == i as u64)
-            .collect()
+        (i as u64..total as u64).step_by(n.max(1))
+    }
+
+    /// How many trials shard `(i, n)` runs: `⌈(total − i)/n⌉`.
+    fn shard_count(&self, total: usize) -> usize {
+        let (i, n) = self.shard;
+        total.saturating_sub(i).div_ceil(n.max(1))
     }
 
     fn steps_for(&self, shard_trials: usize) -> usize {
@@ -92,7 +101,7 @@ impl Config {
 
     /// Work units (margin evaluations) a run of `s` will report to the progress callback.
     pub fn work(&self, s: &dyn Statement) -> u64 {
-        let n = self.shard_trials(self.trials_for(s)).len();
+        let n = self.shard_count(self.trials_for(s));
         let refine = if self.restarts == 0 || n == 0 {
             0
         } else {
@@ -194,6 +203,9 @@ pub struct Report {
     pub shards: Vec<(usize, usize)>,
     /// Largest dimension searched.
     pub max_dim: usize,
+    /// Trials of the whole run (all shards together; `--trials` or the statement's default).
+    #[serde(default)]
+    pub run_trials: Option<usize>,
 }
 
 impl Report {
@@ -362,32 +374,41 @@ pub fn run(
     let blas_before = blas_threads();
     set_blas_threads(1);
     let s = statement;
-    let trials = cfg.shard_trials(cfg.trials_for(s));
+    let n_trials = cfg.shard_count(cfg.trials_for(s));
 
-    // 1. random sampling
-    let sampled: Vec<(u64, Option<Margin>)> = trials
-        .par_iter()
-        .map(|&t| {
-            let m = sample_trial(s, cfg, t).and_then(|inst| eval(s, &inst, PRIMARY));
-            progress(1);
-            (t, m.ok())
-        })
-        .collect();
-    let mut errors = sampled.iter().filter(|(_, m)| m.is_none()).count();
-    let infinite = sampled
-        .iter()
-        .filter(|(_, m)| m.is_some_and(|m| m.value == f64::NEG_INFINITY))
-        .count();
-    let mut ranked: Vec<(Margin, u64)> = sampled
-        .iter()
-        .filter_map(|(t, m)| m.map(|m| (m, *t)))
-        .filter(|(m, _)| m.value > f64::NEG_INFINITY)
-        .collect();
-    ranked.sort_by(|a, b| a.0.upper().total_cmp(&b.0.upper()).then(a.1.cmp(&b.1)));
-    let mut evaluations = sampled.len();
+    // 1. random sampling, streamed: chunks of trials in parallel, keeping only the counts and
+    //    the `restarts` smallest certified margins (memory independent of --trials)
+    let keep = cfg.restarts.max(1);
+    let mut ranked: Vec<(Margin, u64)> = Vec::with_capacity(2 * keep + CHUNK);
+    let (mut errors, mut infinite, mut violations) = (0usize, 0usize, 0usize);
+    let mut trials = cfg.shard_trials(cfg.trials_for(s)).peekable();
+    while trials.peek().is_some() {
+        let chunk: Vec<u64> = trials.by_ref().take(CHUNK).collect();
+        let sampled: Vec<(u64, Option<Margin>)> = chunk
+            .par_iter()
+            .map(|&t| {
+                let m = sample_trial(s, cfg, t).and_then(|inst| eval(s, &inst, PRIMARY));
+                progress(1);
+                (t, m.ok())
+            })
+            .collect();
+        for (t, m) in sampled {
+            match m {
+                None => errors += 1,
+                Some(m) if m.value == f64::NEG_INFINITY => infinite += 1,
+                Some(m) => {
+                    violations += usize::from(m.is_violation());
+                    ranked.push((m, t));
+                }
+            }
+        }
+        ranked.sort_by(|a, b| a.0.upper().total_cmp(&b.0.upper()).then(a.1.cmp(&b.1)));
+        ranked.truncate(keep);
+    }
+    let mut evaluations = n_trials;
 
     // 2. refinement of the worst `restarts` instances
-    let steps = cfg.steps_for(trials.len());
+    let steps = cfg.steps_for(n_trials);
     let starts: Vec<(Margin, u64)> = ranked.iter().take(cfg.restarts).copied().collect();
     let refined: Vec<(Candidate, Candidate, usize)> = starts
         .par_iter()
@@ -452,11 +473,12 @@ pub fn run(
     }
     if counterexample.is_none() {
         // violations among sampled instances that were not refinement starts: never confirmed
-        unconfirmed += ranked
+        let started = ranked
             .iter()
-            .skip(cfg.restarts)
+            .take(cfg.restarts)
             .filter(|(m, _)| m.is_violation())
             .count();
+        unconfirmed += violations - started;
     }
     set_blas_threads(blas_before);
 
@@ -469,7 +491,7 @@ pub fn run(
         lemma: s.name().to_string(),
         expected: s.expected(),
         status,
-        trials: trials.len(),
+        trials: n_trials,
         // no instance evaluated (an empty shard): the minimum over nothing, +∞
         worst_margin: worst.map_or(f64::INFINITY, |m| m.value),
         counterexample,
@@ -485,6 +507,7 @@ pub fn run(
         seed: cfg.seed,
         shards: vec![cfg.shard],
         max_dim: cfg.context.max_dim,
+        run_trials: Some(cfg.trials_for(s)),
     })
 }
 
@@ -498,10 +521,16 @@ pub fn save_counterexample(report: &mut Report, dir: &Path) -> Result<Option<Pat
         path: dir.display().to_string(),
         reason: e.to_string(),
     })?;
-    let stem = format!("{}-{}", report.lemma, cx.seed);
+    // a fresh `<lemma>-<seed>[-k].json`: earlier saves (and anything else there) are never
+    // overwritten, and no link is followed (files are created exclusively)
+    let path = crate::io::unique_path(dir, &format!("{}-{}", report.lemma, cx.seed), ".json");
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let inst = Instance::from_json(&cx.instance, dir)?;
+    let json_file = crate::io::create_new(&path)?;
     let items = inst.to_json(Some((dir, &stem)))?;
-    let path = dir.join(format!("{stem}.json"));
     let doc = json!({
         "lemma": report.lemma,
         "expected": report.expected,
@@ -520,10 +549,14 @@ pub fn save_counterexample(report: &mut Report, dir: &Path) -> Result<Option<Pat
         what: "counterexample".into(),
         reason: e.to_string(),
     })?;
-    std::fs::write(&path, text).map_err(|e| Error::Io {
-        path: path.display().to_string(),
-        reason: e.to_string(),
-    })?;
+    {
+        use std::io::Write;
+        let mut f = json_file;
+        f.write_all(text.as_bytes()).map_err(|e| Error::Io {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+    }
     cx.file = Some(path.display().to_string());
     Ok(Some(path))
 }
@@ -541,6 +574,9 @@ pub struct Replay {
     pub margin_nalgebra: Margin,
     /// High-precision margin, where available.
     pub margin_high_precision: Option<f64>,
+    /// Whether the recorded margin agrees with the recomputed one (`false`: the file was edited
+    /// or comes from another version).
+    pub recorded_matches: bool,
     /// Whether the recomputation confirms a violation (both backends below the combined error).
     pub violation: bool,
 }
@@ -551,20 +587,110 @@ pub fn replay(path: &Path) -> Result<Replay> {
         path: path.display().to_string(),
         reason: e.to_string(),
     })?;
-    let doc: Value = serde_json::from_str(&text).map_err(|e| Error::Parse {
-        what: path.display().to_string(),
-        reason: e.to_string(),
-    })?;
-    let lemma = doc["lemma"].as_str().ok_or_else(|| Error::Parse {
-        what: path.display().to_string(),
-        reason: "no \"lemma\"".into(),
-    })?;
-    let s = super::find(lemma).ok_or_else(|| Error::Parse {
-        what: path.display().to_string(),
-        reason: format!("unknown statement {lemma:?}"),
-    })?;
     let dir = path.parent().unwrap_or(Path::new("."));
+    replay_document(&text, dir).map_err(|e| match e {
+        Error::Parse { what, reason } if what == "counterexample" => Error::Parse {
+            what: path.display().to_string(),
+            reason,
+        },
+        e => e,
+    })
+}
+
+/// Check a saved instance against its statement: every item must be one the statement samples,
+/// of the same kind, and every scalar (α, δ, k, …) inside the range the statement draws it from —
+/// the statement's own hypotheses, which a file relabelled to another statement (e.g. α = 0.31
+/// under a theorem for α ≥ ½) violates. The ranges come from the statement's sampler (the search
+/// and its refinement never leave them).
+pub fn check_instance(s: &dyn Statement, inst: &Instance) -> Result<()> {
+    let mut reference: Vec<(String, &'static str, f64, f64)> = Vec::new();
+    for k in 0..8 {
+        let mut rng = ChaCha8Rng::seed_from_u64(trial_seed(0x0C4E_CC0F, s.name(), k));
+        let Ok(r) = s.sample(&SampleContext::default(), &mut rng) else {
+            continue;
+        };
+        for (name, it) in r.items() {
+            let (lo, hi) = match it {
+                super::Item::Scalar { lo, hi, .. } => (*lo, *hi),
+                _ => (f64::NAN, f64::NAN),
+            };
+            match reference.iter_mut().find(|x| &x.0 == name) {
+                Some(x) => {
+                    x.2 = x.2.min(lo);
+                    x.3 = x.3.max(hi);
+                }
+                None => reference.push((name.clone(), it.kind(), lo, hi)),
+            }
+        }
+    }
+    let bad = |reason: String| Error::Parse {
+        what: "counterexample".into(),
+        reason,
+    };
+    for (name, it) in inst.items() {
+        let Some(r) = reference.iter().find(|x| &x.0 == name) else {
+            return Err(bad(format!(
+                "item {name:?} is not part of statement {}",
+                s.name()
+            )));
+        };
+        if r.1 != it.kind() {
+            return Err(bad(format!(
+                "item {name:?} of {} must be a {}, the file has a {}",
+                s.name(),
+                r.1,
+                it.kind()
+            )));
+        }
+        if let super::Item::Scalar { value, .. } = it {
+            if !(*value >= r.2 && *value <= r.3) {
+                return Err(Error::invalid(
+                    name,
+                    *value,
+                    format!(
+                        "outside the range [{}, {}] of statement {} (the instance does not \
+                         satisfy its hypotheses)",
+                        r.2,
+                        r.3,
+                        s.name()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// [`replay`] of a document already read: `text` is the JSON written by
+/// [`save_counterexample`], `dir` where its `.npy` files are.
+///
+/// Errors: unknown statement, an instance that does not fit the statement ([`check_instance`]),
+/// a recorded margin that is not a number (or `"inf"`/`"-inf"`).
+pub fn replay_document(text: &str, dir: &Path) -> Result<Replay> {
+    let bad = |reason: String| Error::Parse {
+        what: "counterexample".into(),
+        reason,
+    };
+    let doc: Value = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+    let lemma = doc["lemma"]
+        .as_str()
+        .ok_or_else(|| bad("no \"lemma\"".into()))?;
+    let s = super::find(lemma).ok_or_else(|| bad(format!("unknown statement {lemma:?}")))?;
+    let recorded = match &doc["margin"] {
+        Value::String(x) if x == "-inf" => f64::NEG_INFINITY,
+        Value::String(x) if x == "inf" => f64::INFINITY,
+        Value::Number(n) => n
+            .as_f64()
+            .ok_or_else(|| bad(format!("recorded \"margin\" {n} is not a number")))?,
+        v => {
+            return Err(bad(format!(
+                "recorded \"margin\" must be a number, \"inf\" or \"-inf\", not {}",
+                short(v)
+            )))
+        }
+    };
     let inst = Instance::from_json(&doc["items"], dir)?;
+    check_instance(s.as_ref(), &inst)?;
     let m1 = eval(s.as_ref(), &inst, PRIMARY)?;
     let m2 = eval(s.as_ref(), &inst, Backend::Nalgebra)?;
     let hp = s.margin_high_precision(&inst).transpose()?;
@@ -574,18 +700,35 @@ pub fn replay(path: &Path) -> Result<Replay> {
         } else {
             (m1.value - m2.value).abs()
         };
-    let recorded = match &doc["margin"] {
-        Value::String(x) if x == "-inf" => f64::NEG_INFINITY,
-        Value::String(x) if x == "inf" => f64::INFINITY,
-        v => v.as_f64().unwrap_or(f64::NAN),
-    };
+    // the recorded margin must be what this instance gives (within the error estimate, plus
+    // room for the backend used at save time): an edited margin is flagged
+    let recorded_matches = recorded == m1.value
+        || (recorded - m1.value).abs() <= 4.0 * err + 1e-12 * m1.value.abs().max(1.0);
     Ok(Replay {
         lemma: lemma.to_string(),
         recorded,
         margin: m1,
         margin_nalgebra: m2,
         margin_high_precision: hp,
+        recorded_matches,
         violation: m1.value < -err && m2.value < -err && hp.map_or(true, |v| v < -err),
+    })
+}
+
+/// A JSON value, cut to 40 characters for a message.
+fn short(v: &Value) -> String {
+    let t = v.to_string();
+    match t.char_indices().nth(40) {
+        Some((i, _)) => format!("{}…", &t[..i]),
+        None => t,
+    }
+}
+
+/// Parse the reports of one `qrenyi verify --json` output (`what` names it in errors).
+pub fn parse_reports(text: &str, what: &str) -> Result<Vec<Report>> {
+    serde_json::from_str(text).map_err(|e| Error::Parse {
+        what: what.to_string(),
+        reason: e.to_string(),
     })
 }
 
@@ -601,9 +744,8 @@ pub fn merge(reports: Vec<Report>) -> Result<Vec<Report>> {
     if let Some(first) = reports.first() {
         let run = |r: &Report| (r.seed, r.max_dim, r.shards.first().map(|s| s.1));
         if let Some(other) = reports.iter().find(|r| run(r) != run(first)) {
-            return Err(Error::InvalidParameter {
-                name: "shard report".into(),
-                value: other.seed as f64,
+            return Err(Error::Parse {
+                what: "shard reports".into(),
                 reason: format!(
                     "{} comes from another run (seed {}, max-dim {}, shards {:?}) than {} \
                      (seed {}, max-dim {}, shards {:?})",
@@ -619,16 +761,51 @@ pub fn merge(reports: Vec<Report>) -> Result<Vec<Report>> {
             });
         }
     }
+    let invalid = |r: &Report, why: String| Error::Parse {
+        what: format!("shard report of {}", r.lemma),
+        reason: why,
+    };
+    for r in &reports {
+        if let Some(&(i, n)) = r.shards.iter().find(|&&(i, n)| n == 0 || i >= n) {
+            return Err(invalid(
+                r,
+                format!("shard {i}/{n} is not a shard (need 0 ≤ i < n)"),
+            ));
+        }
+        if r.shards.is_empty() {
+            return Err(invalid(r, "no shard listed".into()));
+        }
+    }
     let mut out: Vec<Report> = Vec::new();
     for r in reports {
         match out.iter_mut().find(|o| o.lemma == r.lemma) {
             None => out.push(r),
             Some(o) => {
-                o.trials += r.trials;
-                o.evaluations += r.evaluations;
-                o.errors += r.errors;
-                o.unconfirmed += r.unconfirmed;
-                o.infinite += r.infinite;
+                if let Some(sh) = r.shards.iter().find(|sh| o.shards.contains(sh)) {
+                    return Err(invalid(
+                        &r,
+                        format!("shard {}/{} is given twice", sh.0, sh.1),
+                    ));
+                }
+                if o.run_trials != r.run_trials {
+                    return Err(invalid(
+                        &r,
+                        format!(
+                            "shards of runs with different --trials ({} vs {})",
+                            fmt_opt(o.run_trials),
+                            fmt_opt(r.run_trials)
+                        ),
+                    ));
+                }
+                let sum = |a: usize, b: usize, what: &str| {
+                    a.checked_add(b)
+                        .ok_or_else(|| invalid(&r, format!("{what} {a} + {b} overflows")))
+                };
+                o.trials = sum(o.trials, r.trials, "trials")?;
+                o.evaluations = sum(o.evaluations, r.evaluations, "evaluations")?;
+                o.errors = sum(o.errors, r.errors, "errors")?;
+                o.unconfirmed = sum(o.unconfirmed, r.unconfirmed, "unconfirmed")?;
+                o.infinite = sum(o.infinite, r.infinite, "infinite")?;
                 o.seconds += r.seconds;
                 let upper = |m: f64, e: f64| Margin::new(m, e).upper();
                 if upper(r.worst_margin, r.worst_error) < upper(o.worst_margin, o.worst_error)
@@ -658,5 +835,19 @@ pub fn merge(reports: Vec<Report>) -> Result<Vec<Report>> {
             }
         }
     }
+    for o in &out {
+        if let (Some(total), Some(&(_, n))) = (o.run_trials, o.shards.first()) {
+            if o.shards.len() == n && o.trials != total {
+                return Err(invalid(
+                    o,
+                    format!("the shards hold {} trials, the run {total}", o.trials),
+                ));
+            }
+        }
+    }
     Ok(out)
+}
+
+fn fmt_opt(x: Option<usize>) -> String {
+    x.map_or_else(|| "unrecorded".into(), |t| t.to_string())
 }

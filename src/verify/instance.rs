@@ -125,7 +125,8 @@ impl Item {
         }
     }
 
-    fn kind(&self) -> &'static str {
+    /// `state`, `distribution`, `channel` or `scalar`.
+    pub fn kind(&self) -> &'static str {
         match self {
             Item::State { .. } => "state",
             Item::Distribution(_) => "distribution",
@@ -375,6 +376,21 @@ impl Instance {
             let name = it["name"]
                 .as_str()
                 .ok_or_else(|| bad("item without \"name\"".into()))?;
+            if let Some(f) = it.get("file") {
+                // a plain file name beside the JSON document: no directories, no `..`
+                let plain = f.as_str().is_some_and(|f| {
+                    let mut c = Path::new(f).components();
+                    matches!(
+                        (c.next(), c.next()),
+                        (Some(std::path::Component::Normal(_)), None)
+                    )
+                });
+                if !plain {
+                    return Err(bad(format!(
+                        "{name}: file {f} must be a plain file name in the document's directory"
+                    )));
+                }
+            }
             let matrix = || -> Result<Array2<Complex64>> {
                 if let Some(f) = it["file"].as_str() {
                     read_matrix(dir.join(f))

@@ -70,8 +70,8 @@ pub mod real;
 pub mod sample;
 
 pub use engine::{
-    merge, replay, run, save_counterexample, trial_seed, Config, Counterexample, Replay, Report,
-    MAX_DIM,
+    check_instance, merge, parse_reports, replay, replay_document, run, save_counterexample,
+    trial_seed, Config, Counterexample, Replay, Report, MAX_DIM,
 };
 pub use instance::{Instance, Item, Scale};
 pub use sample::SampleContext;

@@ -32,6 +32,9 @@ fn main() {
     if std::env::var_os("CARGO_FEATURE_OPENBLAS").is_none() {
         return; // pure-Rust nalgebra backend only
     }
+    if std::env::var_os("DOCS_RS").is_some() {
+        return; // docs.rs builds documentation only: nothing is linked
+    }
     if let Ok(lib) = pkg_config::Config::new()
         .cargo_metadata(true)
         .probe("openblas")

@@ -134,6 +134,17 @@ pub enum Error {
         /// Why it failed.
         reason: String,
     },
+    /// A smooth divergence whose certified bracket is wider than required (or could not be
+    /// formed): the conic solver's answer could not be certified.
+    #[error("{what}: not certified ({reason}); bracket width reached {width:.3e}")]
+    SmoothNotCertified {
+        /// Which quantity.
+        what: String,
+        /// `upper − lower` reached (∞ when no bracket was formed).
+        width: f64,
+        /// Why, in words.
+        reason: String,
+    },
     /// The GPU backend (`Backend::Cuda`) was asked for where it cannot run: qrenyi built without
     /// the `cuda` feature, no NVIDIA driver or CUDA library found, or no device.
     #[error("GPU backend unavailable: {reason}")]

@@ -91,6 +91,8 @@ pub const NPY_MAX_HEADER: usize = 1 << 20;
 #[derive(Clone, Debug, PartialEq)]
 struct NpyHeader {
     complex: bool,
+    /// `float32`/`complex64` (promoted to double precision when decoded).
+    single: bool,
     big_endian: bool,
     fortran: bool,
     shape: Vec<usize>,
@@ -99,10 +101,11 @@ struct NpyHeader {
 
 impl NpyHeader {
     fn item_size(&self) -> usize {
+        let real = if self.single { 4 } else { 8 };
         if self.complex {
-            16
+            2 * real
         } else {
-            8
+            real
         }
     }
     /// Bytes of data the header declares, `None` when that overflows `usize`.
@@ -114,10 +117,11 @@ impl NpyHeader {
     fn describe(&self) -> String {
         format!(
             "{} array of shape {}",
-            if self.complex {
-                "complex128"
-            } else {
-                "float64"
+            match (self.complex, self.single) {
+                (true, false) => "complex128",
+                (false, false) => "float64",
+                (true, true) => "complex64",
+                (false, true) => "float32",
             },
             shape_text(&self.shape)
         )
@@ -188,19 +192,25 @@ fn parse_npy_header(bytes: &[u8]) -> std::result::Result<NpyHeader, String> {
         }
     }
     let descr = descr.ok_or(".npy header has no 'descr'")?;
-    let (complex, big_endian) = match descr.as_str() {
-        "<f8" => (false, false),
-        ">f8" => (false, true),
-        "<c16" => (true, false),
-        ">c16" => (true, true),
+    let (complex, single, big_endian) = match descr.as_str() {
+        "<f8" => (false, false, false),
+        ">f8" => (false, false, true),
+        "<c16" => (true, false, false),
+        ">c16" => (true, false, true),
+        "<f4" => (false, true, false),
+        ">f4" => (false, true, true),
+        "<c8" => (true, true, false),
+        ">c8" => (true, true, true),
         d => {
             return Err(format!(
-                "element type '{d}' is not supported (float64 '<f8' or complex128 '<c16')"
+                "element type '{d}' is not supported (float64 '<f8', complex128 '<c16', \
+                 float32 '<f4' or complex64 '<c8')"
             ))
         }
     };
     Ok(NpyHeader {
         complex,
+        single,
         big_endian,
         fortran: fortran.ok_or(".npy header has no 'fortran_order'")?,
         shape: shape.ok_or(".npy header has no 'shape'")?,
@@ -302,14 +312,25 @@ fn check_npy_size(h: &NpyHeader, available: usize) -> std::result::Result<usize,
 
 /// Decode exactly `h.data_len()` bytes of data.
 fn decode_npy(h: &NpyHeader, data: &[u8]) -> std::result::Result<NpyArray, String> {
-    let f = |c: &[u8]| {
-        let b: [u8; 8] = [c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]];
-        if h.big_endian {
-            f64::from_be_bytes(b)
+    // one real component (4 or 8 bytes), promoted to f64 (exact for float32)
+    let f = |c: &[u8]| -> f64 {
+        if h.single {
+            let b: [u8; 4] = [c[0], c[1], c[2], c[3]];
+            f64::from(if h.big_endian {
+                f32::from_be_bytes(b)
+            } else {
+                f32::from_le_bytes(b)
+            })
         } else {
-            f64::from_le_bytes(b)
+            let b: [u8; 8] = [c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]];
+            if h.big_endian {
+                f64::from_be_bytes(b)
+            } else {
+                f64::from_le_bytes(b)
+            }
         }
     };
+    let w = h.item_size() / if h.complex { 2 } else { 1 };
     let dim = ndarray::IxDyn(&h.shape);
     let layout = |d: ndarray::IxDyn| {
         if h.fortran {
@@ -321,13 +342,13 @@ fn decode_npy(h: &NpyHeader, data: &[u8]) -> std::result::Result<NpyArray, Strin
     let shape_err = |e: ndarray::ShapeError| format!("shape {}: {e}", shape_text(&h.shape));
     Ok(if h.complex {
         let v: Vec<Complex64> = data
-            .chunks_exact(16)
-            .map(|c| Complex64::new(f(&c[..8]), f(&c[8..])))
+            .chunks_exact(2 * w)
+            .map(|c| Complex64::new(f(&c[..w]), f(&c[w..])))
             .collect();
         let a = ArrayD::from_shape_vec(layout(dim), v).map_err(shape_err)?;
         NpyArray::Complex(a.as_standard_layout().into_owned())
     } else {
-        let v: Vec<f64> = data.chunks_exact(8).map(f).collect();
+        let v: Vec<f64> = data.chunks_exact(w).map(f).collect();
         let a = ArrayD::from_shape_vec(layout(dim), v).map_err(shape_err)?;
         NpyArray::Real(a.as_standard_layout().into_owned())
     })
@@ -335,10 +356,17 @@ fn decode_npy(h: &NpyHeader, data: &[u8]) -> std::result::Result<NpyArray, Strin
 
 /// Parse a whole `.npy` file held in memory (the same checks as [`read_npy`]).
 pub fn parse_npy(bytes: &[u8]) -> std::result::Result<NpyArray, String> {
+    parse_npy_with_precision(bytes).map(|(a, _)| a)
+}
+
+/// [`parse_npy`], also saying whether the file held single-precision data (`float32` or
+/// `complex64`, promoted exactly to double precision; the validation tolerance accounts for the
+/// precision the data lost when it was written).
+pub fn parse_npy_with_precision(bytes: &[u8]) -> std::result::Result<(NpyArray, bool), String> {
     let h = parse_npy_header(bytes)?;
     let data = &bytes[h.data_offset..];
     check_npy_size(&h, data.len())?;
-    decode_npy(&h, data)
+    Ok((decode_npy(&h, data)?, h.single))
 }
 
 /// Read a `.npy` file (`float64` or `complex128`, any shape, either byte order and layout).
@@ -598,6 +626,7 @@ pub fn replace_with_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Register the bundled Ubuntu Light font (from `epaint_default_fonts`) as plotters' `sans-serif`,
 /// so plots (SVG and PNG) render text without system fonts or fontconfig. Idempotent; every
 /// plotting path calls it before drawing.
+#[cfg(feature = "plot")]
 pub fn register_plot_font() -> Result<()> {
     plotters::style::register_font(
         "sans-serif",
@@ -624,4 +653,258 @@ pub fn json_number(v: f64) -> serde_json::Value {
     } else {
         serde_json::Value::from(v + 0.0) // + 0.0 turns −0 into 0
     }
+}
+
+/// Matrices read from one input: a single `d × d` matrix or a stack `(n, d, d)`, with the
+/// precision they were stored in. See [`read_stack`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatrixStack {
+    /// The matrices, shape `(n, d, d)` (`n = 1` for a single matrix).
+    pub matrices: ndarray::Array3<Complex64>,
+    /// Whether the input was a 3-D stack (`false`: one 2-D matrix, which callers broadcast).
+    pub stacked: bool,
+    /// Whether the values were stored in single precision (`float32`/`complex64`): promoted to
+    /// f64 exactly, but they carry only ~7 significant digits ([`SINGLE_PRECISION_TOLERANCE`]).
+    pub single_precision: bool,
+}
+
+/// The smallest validation base tolerance for single-precision inputs: `2⁻²⁰ ≈ 9.5·10⁻⁷`, eight
+/// float32 ulps at 1 (`ε₃₂ = 2⁻²³`). A density matrix rounded to float32 has entrywise errors up
+/// to `ε₃₂/2·|A_ij|`, so its trace and Hermiticity defects reach a few `ε₃₂·√d` — far above the
+/// default `1e-10` — and would be rejected although the matrix is a state to the precision stored.
+pub const SINGLE_PRECISION_TOLERANCE: f64 = 9.5367431640625e-7;
+
+/// Read one matrix or a stack of matrices. `spec` is a path, or `FILE.npz:NAME` for one array of
+/// a NumPy `.npz` archive (`np.savez`, `np.savez_compressed`; a one-array archive needs no
+/// `:NAME`). Formats:
+///
+/// - `.npy` / `.npz` arrays of `complex128`, `float64`, `complex64` or `float32` (single precision
+///   is promoted exactly, [`MatrixStack::single_precision`]), 2-D `(d, d)` or 3-D `(n, d, d)`;
+/// - `.json`: `{"re": …, "im": …}` (`"im"` optional) or a plain nested list of reals (`[[…]]`,
+///   NumPy's `tolist()`), each 2-D or 3-D.
+///
+/// Errors ([`Error::Parse`], [`Error::Io`]) name the file, and for JSON the field and position
+/// (`rho.json: "im"[1][0]: expected a number, found "x"`).
+pub fn read_stack(spec: &str) -> Result<MatrixStack> {
+    let (path, member) = split_npz_spec(spec);
+    let path = Path::new(path);
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let parse_err = |reason: String| Error::Parse {
+        what: spec.to_string(),
+        reason,
+    };
+    let (array, single) = match ext.as_str() {
+        "json" => {
+            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+            (json_array(&text).map_err(parse_err)?, false)
+        }
+        "npz" => read_npz_member(path, member)?,
+        _ => {
+            let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+            npy_any(&bytes).map_err(|e| Error::io(path, e))?
+        }
+    };
+    let (matrices, stacked) = match array.ndim() {
+        2 => {
+            let (r, c) = (array.shape()[0], array.shape()[1]);
+            (array.into_shape_with_order((1, r, c)), false)
+        }
+        3 => {
+            let (n, r, c) = (array.shape()[0], array.shape()[1], array.shape()[2]);
+            (array.into_shape_with_order((n, r, c)), true)
+        }
+        k => {
+            return Err(parse_err(format!(
+                "expected a 2-D matrix (d, d) or a 3-D stack (n, d, d), found {k} dimensions"
+            )))
+        }
+    };
+    let matrices = matrices.map_err(|e| parse_err(e.to_string()))?;
+    if matrices.shape()[0] == 0 {
+        return Err(parse_err("empty stack (n = 0)".into()));
+    }
+    Ok(MatrixStack {
+        matrices,
+        stacked,
+        single_precision: single,
+    })
+}
+
+/// `FILE.npz:NAME` → (`FILE.npz`, `Some(NAME)`); anything else is a plain path.
+fn split_npz_spec(spec: &str) -> (&str, Option<&str>) {
+    if let Some(i) = spec.to_ascii_lowercase().rfind(".npz:") {
+        let (file, name) = spec.split_at(i + 4);
+        return (file, Some(&name[1..]));
+    }
+    (spec, None)
+}
+
+type DynC64 = ndarray::ArrayD<Complex64>;
+
+fn promote<T: Copy>(a: ndarray::ArrayD<T>, f: impl Fn(T) -> Complex64) -> DynC64 {
+    a.mapv(f)
+}
+
+/// A `.npy` file's bytes as complex matrices or stacks, through the crate's one checked parser
+/// ([`parse_npy_with_precision`]); the flag says single precision.
+fn npy_any(bytes: &[u8]) -> std::result::Result<(DynC64, bool), String> {
+    let (a, single) = parse_npy_with_precision(bytes)?;
+    Ok((
+        match a {
+            NpyArray::Complex(c) => c,
+            NpyArray::Real(r) => promote(r, |x| Complex64::new(x, 0.0)),
+        },
+        single,
+    ))
+}
+
+/// Largest `.npz` member read (uncompressed bytes): a member is read in full before it is parsed,
+/// and reading stops, with an error, past this size (so a forged or "bomb" archive cannot exhaust
+/// memory).
+pub const NPZ_MAX_MEMBER: u64 = 1 << 34;
+
+/// One member of an `.npz` archive (`member` may be omitted when the archive holds one array),
+/// stored or deflated: its bytes, at most [`NPZ_MAX_MEMBER`], go through the same checked `.npy`
+/// parser as plain files.
+fn read_npz_member(path: &Path, member: Option<&str>) -> Result<(DynC64, bool)> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut zip = zip::ZipArchive::new(file).map_err(|e| Error::io(path, e))?;
+    let names: Vec<String> = zip
+        .file_names()
+        .map(|n| n.strip_suffix(".npy").unwrap_or(n).to_string())
+        .collect();
+    let name = match member {
+        Some(n) => n.to_string(),
+        None if names.len() == 1 => names[0].clone(),
+        None => {
+            return Err(Error::Parse {
+                what: path.display().to_string(),
+                reason: format!(
+                    "the archive holds {} arrays ({}): name one as FILE.npz:NAME",
+                    names.len(),
+                    names.join(", ")
+                ),
+            })
+        }
+    };
+    let what = format!("{}:{name}", path.display());
+    let parse_err = |reason: String| Error::Parse {
+        what: what.clone(),
+        reason,
+    };
+    let stored = [format!("{name}.npy"), name.clone()]
+        .into_iter()
+        .find(|n| zip.index_for_name(n).is_some())
+        .ok_or_else(|| {
+            parse_err(format!(
+                "no array {name:?} in the archive (it has {})",
+                names.join(", ")
+            ))
+        })?;
+    let mut entry = zip.by_name(&stored).map_err(|e| parse_err(e.to_string()))?;
+    let mut bytes = Vec::new();
+    (&mut entry)
+        .take(NPZ_MAX_MEMBER + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| parse_err(e.to_string()))?;
+    if bytes.len() as u64 > NPZ_MAX_MEMBER {
+        return Err(parse_err(format!(
+            "the member holds more than {NPZ_MAX_MEMBER} bytes uncompressed"
+        )));
+    }
+    npy_any(&bytes).map_err(parse_err)
+}
+
+/// A JSON matrix or stack: `{"re": …, "im": …}` or a plain nested list of reals.
+fn json_array(text: &str) -> std::result::Result<DynC64, String> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    match &v {
+        serde_json::Value::Object(m) => {
+            if let Some(k) = m.keys().find(|k| *k != "re" && *k != "im") {
+                return Err(format!("unknown field {k:?} (expected \"re\" and \"im\")"));
+            }
+            let re = m
+                .get("re")
+                .ok_or_else(|| "missing field \"re\"".to_string())?;
+            let re = json_reals(re, "\"re\"")?;
+            match m.get("im") {
+                None | Some(serde_json::Value::Null) => Ok(re.mapv(|x| Complex64::new(x, 0.0))),
+                Some(im) => {
+                    let im = json_reals(im, "\"im\"")?;
+                    if im.shape() != re.shape() {
+                        return Err(format!(
+                            "\"im\" has shape {:?}, \"re\" has shape {:?}",
+                            im.shape(),
+                            re.shape()
+                        ));
+                    }
+                    Ok(ndarray::Zip::from(&re)
+                        .and(&im)
+                        .map_collect(|&a, &b| Complex64::new(a, b)))
+                }
+            }
+        }
+        serde_json::Value::Array(_) => {
+            Ok(json_reals(&v, "top level")?.mapv(|x| Complex64::new(x, 0.0)))
+        }
+        _ => Err("expected {\"re\": [[…]], \"im\": [[…]]} or a nested list [[…]]".into()),
+    }
+}
+
+/// A rectangular nested list of numbers as an array; errors name `field` and the position.
+fn json_reals(
+    v: &serde_json::Value,
+    field: &str,
+) -> std::result::Result<ndarray::ArrayD<f64>, String> {
+    // shape from the first element of each level
+    let mut shape = Vec::new();
+    let mut cur = v;
+    while let serde_json::Value::Array(a) = cur {
+        shape.push(a.len());
+        match a.first() {
+            Some(x) => cur = x,
+            None => break,
+        }
+    }
+    let mut data = Vec::with_capacity(shape.iter().product());
+    fn walk(
+        v: &serde_json::Value,
+        shape: &[usize],
+        at: &mut String,
+        data: &mut Vec<f64>,
+    ) -> std::result::Result<(), String> {
+        match (shape.split_first(), v) {
+            (None, serde_json::Value::Number(n)) => {
+                data.push(
+                    n.as_f64()
+                        .ok_or_else(|| format!("{at}: {n} is not a number"))?,
+                );
+                Ok(())
+            }
+            (None, other) => Err(format!("{at}: expected a number, found {other}")),
+            (Some((&len, rest)), serde_json::Value::Array(a)) => {
+                if a.len() != len {
+                    return Err(format!(
+                        "{at}: {} entries, expected {len} (rows of different lengths)",
+                        a.len()
+                    ));
+                }
+                for (i, x) in a.iter().enumerate() {
+                    let keep = at.len();
+                    at.push_str(&format!("[{i}]"));
+                    walk(x, rest, at, data)?;
+                    at.truncate(keep);
+                }
+                Ok(())
+            }
+            (Some(_), other) => Err(format!("{at}: expected a list, found {other}")),
+        }
+    }
+    let mut at = field.to_string();
+    walk(v, &shape, &mut at, &mut data)?;
+    ndarray::ArrayD::from_shape_vec(shape, data).map_err(|e| format!("{field}: {e}"))
 }

@@ -194,3 +194,216 @@ fn table_numbers_are_shortest_round_trip() {
         assert_eq!(format!("{x}"), printed);
     }
 }
+
+fn c(re: f64) -> num_complex::Complex64 {
+    num_complex::Complex64::new(re, 0.0)
+}
+
+fn petz2_json(rho: &str, sigma: &str, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["--alpha", "2", "--json"];
+    args.extend_from_slice(extra);
+    divergence("petz", rho, sigma, &args)
+}
+
+fn value_of(out: &str) -> f64 {
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    v["results"][0]["value"].as_f64().unwrap()
+}
+
+/// `.npz` archives: `FILE.npz:NAME`, a one-array archive without `:NAME`, and a clear error for
+/// an archive of several arrays without a name or with an unknown name.
+#[test]
+fn npz_inputs() {
+    use ndarray_npy::NpzWriter;
+    let (rho, sigma, _) = states();
+    let (_, want, _) = petz2_json(&rho, &sigma, &[]);
+    let both = temp_path("pair.npz");
+    let mut w = NpzWriter::new(std::fs::File::create(&both).unwrap());
+    w.add_array("rho", &ndarray::arr2(&[[c(0.7), c(0.0)], [c(0.0), c(0.3)]]))
+        .unwrap();
+    w.add_array("sigma", &ndarray::arr2(&[[0.5, 0.0], [0.0, 0.5]]))
+        .unwrap();
+    w.finish().unwrap();
+    let one = temp_path("sigma_only.npz");
+    let mut w = NpzWriter::new_compressed(std::fs::File::create(&one).unwrap());
+    w.add_array("s", &ndarray::arr2(&[[0.5, 0.0], [0.0, 0.5]]))
+        .unwrap();
+    w.finish().unwrap();
+    let b = both.to_str().unwrap();
+    let (code, out, err) = petz2_json(&format!("{b}:rho"), &format!("{b}:sigma"), &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(value_of(&out), value_of(&want));
+    let (code, out, err) = petz2_json(&format!("{b}:rho"), one.to_str().unwrap(), &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(value_of(&out), value_of(&want));
+    let (code, _, err) = petz2_json(b, &sigma, &[]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("rho, sigma") && err.contains("FILE.npz:NAME"),
+        "{err}"
+    );
+    let (code, _, err) = petz2_json(&format!("{b}:tau"), &sigma, &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("\"tau\""), "{err}");
+}
+
+/// float32 / complex64 `.npy` are promoted to f64 and validated with the single-precision
+/// tolerance: diag(0.7, 0.3) in float32 has trace 1 + 1.2e-8 (rejected at the default 1e-10).
+#[test]
+fn single_precision_npy() {
+    let (_, sigma, _) = states();
+    let p32 = temp_path("rho32.npy");
+    ndarray_npy::write_npy(&p32, &ndarray::arr2(&[[0.7f32, 0.0], [0.0, 0.3]])).unwrap();
+    let (code, out, err) = petz2_json(p32.to_str().unwrap(), &sigma, &[]);
+    assert_eq!(code, 0, "{err}");
+    let (a, b) = (0.7f32 as f64, 0.3f32 as f64);
+    let want = ((a * a + b * b) / (a + b) / 0.5).ln(); // Petz D_2 of the promoted, unnormalised diag
+    assert!((value_of(&out) - want).abs() < 1e-13, "{out} vs {want}");
+    let pc = temp_path("rho64c.npy");
+    let z = |x: f32| num_complex::Complex32::new(x, 0.0);
+    ndarray_npy::write_npy(&pc, &ndarray::arr2(&[[z(0.7), z(0.0)], [z(0.0), z(0.3)]])).unwrap();
+    let (code, out2, err) = petz2_json(pc.to_str().unwrap(), &sigma, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(value_of(&out2), value_of(&out));
+}
+
+/// A 3-D stack `(n, d, d)` against a single σ: one JSON line per pair, in order, each the
+/// single-pair object; human output one line per pair. Stacks of different lengths are an error.
+#[test]
+fn stacks_give_one_line_per_pair() {
+    let (_, sigma, _) = states();
+    let ps = [0.7, 0.9, 0.5];
+    let stack = ndarray::Array3::from_shape_fn((3, 2, 2), |(k, i, j)| {
+        if i != j {
+            0.0
+        } else if i == 0 {
+            ps[k]
+        } else {
+            1.0 - ps[k]
+        }
+    });
+    let path = temp_path("stack.npy");
+    ndarray_npy::write_npy(&path, &stack).unwrap();
+    let (code, out, err) = petz2_json(path.to_str().unwrap(), &sigma, &[]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    for (line, p) in lines.iter().zip(ps) {
+        let one = write(
+            "one.json",
+            &format!("[[{p}, 0], [0, {}]]", 1.0 - p), // plain nested list
+        );
+        let (_, single, _) = petz2_json(one.to_str().unwrap(), &sigma, &[]);
+        assert_eq!(line.trim(), single.trim());
+    }
+    let (code, out, _) = divergence("trace-distance", path.to_str().unwrap(), &sigma, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 3);
+    assert!(
+        out.lines()
+            .nth(2)
+            .unwrap()
+            .starts_with("pair 2: trace-distance"),
+        "{out}"
+    );
+    let two = temp_path("stack2.npy");
+    ndarray_npy::write_npy(&two, &stack.slice(ndarray::s![0..2, .., ..]).to_owned()).unwrap();
+    let (code, _, err) = divergence(
+        "umegaki",
+        path.to_str().unwrap(),
+        two.to_str().unwrap(),
+        &[],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("3 vs 2"), "{err}");
+}
+
+/// JSON errors name the file and the field with its position.
+#[test]
+fn json_errors_name_file_and_field() {
+    let (_, sigma, _) = states();
+    let bad = write(
+        "badfield.json",
+        r#"{"re": [[0.5, 0], [0, 0.5]], "im": [[0, 0], [0, "x"]]}"#,
+    );
+    let (code, _, err) = divergence("umegaki", bad.to_str().unwrap(), &sigma, &[]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("badfield.json") && err.contains("\"im\"[1][1]"),
+        "{err}"
+    );
+    let ragged = write("ragged.json", "[[0.5, 0], [0]]");
+    let (code, _, err) = divergence("umegaki", ragged.to_str().unwrap(), &sigma, &[]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("ragged.json") && err.contains("top level[1]"),
+        "{err}"
+    );
+}
+
+/// `--normalize` divides by the trace (and says so); without it trace 2 is an error.
+#[test]
+fn normalize_divides_by_the_trace() {
+    let (rho, sigma, _) = states();
+    let twice = write("twice.json", "[[1.4, 0], [0, 0.6]]");
+    let (code, _, err) = petz2_json(twice.to_str().unwrap(), &sigma, &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("trace"), "{err}");
+    let (code, out, err) = petz2_json(twice.to_str().unwrap(), &sigma, &["--normalize"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("divided by its trace 2"), "{err}");
+    let (_, want, _) = petz2_json(&rho, &sigma, &[]);
+    assert!((value_of(&out) - value_of(&want)).abs() < 1e-15);
+}
+
+/// `--plot`: the format follows the extension (SVG text, PNG magic bytes); other extensions and
+/// kinds without α are errors (exit 2), checked before any computation.
+#[test]
+fn plot_format_from_extension() {
+    let (rho, sigma, _) = states();
+    let svg = temp_path("curve.svg");
+    let (code, _, err) = divergence(
+        "sandwiched",
+        &rho,
+        &sigma,
+        &["--plot", svg.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.starts_with("<svg") && text.contains("α = 1 limit") && text.contains("α = ∞ limit")
+    );
+    let png = temp_path("curve.png");
+    let (code, _, err) = divergence("petz", &rho, &sigma, &["--plot", png.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(&std::fs::read(&png).unwrap()[..4], b"\x89PNG");
+    let pdf = temp_path("curve.pdf");
+    let (code, _, err) = divergence("petz", &rho, &sigma, &["--plot", pdf.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains(".svg or .png"), "{err}");
+    assert!(!pdf.exists());
+    let (code, _, _) = divergence("umegaki", &rho, &sigma, &["--plot", svg.to_str().unwrap()]);
+    assert_eq!(code, 2);
+}
+
+/// A `.npy` whose header announces far more data than the file holds is an error naming the
+/// sizes (checked before anything is allocated), not an abort.
+#[test]
+fn npy_header_larger_than_file_is_an_error() {
+    let (_, sigma, _) = states();
+    let header = "{'descr': '<f8', 'fortran_order': False, 'shape': (100000000, 100000, 100000), }";
+    let mut h = header.to_string();
+    while !(10 + h.len() + 1).is_multiple_of(64) {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(h.as_bytes());
+    bytes.extend_from_slice(&[0u8; 64]);
+    let p = temp_path("forged.npy");
+    std::fs::write(&p, bytes).unwrap();
+    let (code, _, err) = divergence("umegaki", p.to_str().unwrap(), &sigma, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("the file holds only 64 bytes"), "{err}");
+}

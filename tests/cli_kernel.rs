@@ -65,19 +65,23 @@ fn cli_kernel_divergence_json_matches_library() {
         kd,
         &px,
         &py,
-        "--alpha 2 --lambda 0.01 --bandwidth 1.5 --json",
+        "--alpha 2,3 --lambda 0.01 --bandwidth 1.5 --json",
     );
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     let k = Kernel::new(KernelKind::Rbf, 1.5).unwrap();
     let est = KernelDivergence::from_samples(x.view(), y.view(), &k).unwrap();
-    let want = est.divergence(2.0, 0.01).unwrap();
-    assert!((v["value"].as_f64().unwrap() - want).abs() < 1e-12 * want.abs().max(1.0));
+    for (i, a) in [2.0, 3.0].into_iter().enumerate() {
+        let want = est.divergence(a, 0.01).unwrap();
+        let r = &v["results"][i];
+        assert_eq!(r["alpha"].as_f64(), Some(a));
+        assert!((r["value"].as_f64().unwrap() - want).abs() < 1e-12 * want.abs().max(1.0));
+    }
     // median bandwidth by default, +∞ as the string "inf"
     let (code, out, _) = with_samples(kd, &px, &py, "--alpha 2 --lambda 0 --json");
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["value"], "inf");
+    assert_eq!(v["results"][0]["value"], "inf");
     let b = median_bandwidth(x.view(), y.view()).unwrap();
     assert!((v["bandwidth"].as_f64().unwrap() - b).abs() < 1e-12);
     // a missing file: exit 2, the message names it
@@ -111,6 +115,10 @@ fn cli_audit_contract_and_exit_codes() {
     }
     assert_eq!(v["violation"], false);
     assert_eq!(v["method"], "finite-sample");
+    assert!(v["decision_rule"]
+        .as_str()
+        .unwrap()
+        .starts_with("finite-sample: violation iff"));
     assert!((v["lambda"].as_f64().unwrap() - 0.005 * (-1f64).exp()).abs() < 1e-15);
     // a gross violation (disjoint supports), subsampling: exit code 1
     let dir2 = tmpdir("audit2");
@@ -121,6 +129,32 @@ fn cli_audit_contract_and_exit_codes() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["violation"], true);
     assert_eq!(v["interval"]["kind"], "subsample");
+    // the rule that decided, and a note exactly when the interval excludes the point estimate
+    let rule = v["decision_rule"].as_str().unwrap();
+    assert!(
+        rule.starts_with("subsample: violation iff the interval's lower end"),
+        "{rule}"
+    );
+    let (lo, hi, d) = (
+        v["interval"]["lower"].as_f64().unwrap(),
+        v["interval"]["upper"].as_f64().unwrap(),
+        v["divergence"].as_f64().unwrap(),
+    );
+    assert_eq!(v["interval_note"].is_string(), !(lo..=hi).contains(&d));
+    // --base 2: τ given in bits, every divergence-valued field printed in bits
+    let tau_bits = 0.5 / std::f64::consts::LN_2;
+    let rest2 = rest.replace("--rdp-tau 0.5", &format!("--rdp-tau {tau_bits} --base 2"));
+    let (code2, out2, err2) = with_samples("audit", &qx, &qy, &rest2);
+    assert_eq!(code2, 1, "{err2}");
+    let w: Value = serde_json::from_str(&out2).unwrap();
+    assert_eq!(w["base"], "2");
+    for k in ["divergence", "threshold", "tau"] {
+        let (nats, bits) = (v[k].as_f64().unwrap(), w[k].as_f64().unwrap());
+        assert!(
+            (bits - nats / std::f64::consts::LN_2).abs() < 1e-12 * (1.0 + bits.abs()),
+            "{k}"
+        );
+    }
     // λ below δe^(−ε): exit 2 with a message
     let (code, _, err) = with_samples("audit", &px, &py, &format!("{dp} --lambda 1e-6"));
     assert_eq!(code, 2);
@@ -139,7 +173,7 @@ fn cli_gaussian_experiment_writes_outputs() {
         "20",
         "--runs",
         "1",
-        "--alphas",
+        "--alpha",
         "2",
         "--lambdas",
         "0.01,0.1",

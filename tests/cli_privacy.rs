@@ -189,3 +189,177 @@ fn cli_dp_of_a_pair() {
     assert!(w["epsilon"].as_f64().unwrap() <= 0.5 + 1e-9);
     assert!(w["pure_epsilon"].as_f64().unwrap() > 0.5);
 }
+
+/// `dp --profile`: δ(ε) over a grid as CSV (header, one row per ε) and JSON, each value equal to
+/// the single-point `--epsilon` answer; `--profile-delta` gives ε(δ); `--base 2` reads ε in bits.
+#[test]
+fn cli_dp_profile() {
+    let (a, b, _) = states();
+    let dp = |extra: &[&str]| {
+        let mut args = vec!["dp", "--rho", &a, "--sigma", &b];
+        args.extend_from_slice(extra);
+        qrenyi(&args)
+    };
+    let dpj = |extra: &[&str]| -> Value {
+        let mut e = extra.to_vec();
+        e.push("--json");
+        serde_json::from_str(&dp(&e).1).unwrap()
+    };
+    let (code, out, err) = dp(&["--profile", "0,0.5,1"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "epsilon,delta");
+    assert_eq!(lines.len(), 4);
+    let (_, v) = json(&[
+        "dp",
+        "--rho",
+        &a,
+        "--sigma",
+        &b,
+        "--profile",
+        "0,0.5,1",
+        "--json",
+    ]);
+    let prof = v["profile"].as_array().unwrap();
+    for (i, e) in ["0", "0.5", "1"].iter().enumerate() {
+        let one = dpj(&["--epsilon", e]);
+        assert_eq!(prof[i]["delta"], one["delta"]);
+        assert_eq!(
+            lines[i + 1].split(',').nth(1).unwrap().parse::<f64>().ok(),
+            one["delta"].as_f64()
+        );
+    }
+    // δ is non-increasing in ε
+    let ds: Vec<f64> = prof.iter().map(|r| r["delta"].as_f64().unwrap()).collect();
+    assert!(ds.windows(2).all(|w| w[1] <= w[0]), "{ds:?}");
+    let (_, v) = json(&[
+        "dp",
+        "--rho",
+        &a,
+        "--sigma",
+        &b,
+        "--profile-delta",
+        "0.01",
+        "--json",
+    ]);
+    let (_, one) = json(&[
+        "dp", "--rho", &a, "--sigma", &b, "--delta", "0.01", "--json",
+    ]);
+    assert_eq!(v["profile"][0]["epsilon"], one["epsilon"]);
+    let ln2 = std::f64::consts::LN_2;
+    let (_, bits) = json(&[
+        "dp",
+        "--rho",
+        &a,
+        "--sigma",
+        &b,
+        "--epsilon",
+        "1",
+        "--base",
+        "2",
+        "--json",
+    ]);
+    let (_, nats) = json(&[
+        "dp",
+        "--rho",
+        &a,
+        "--sigma",
+        &b,
+        "--epsilon",
+        &format!("{ln2}"),
+        "--json",
+    ]);
+    assert_eq!(bits["delta"], nats["delta"]);
+    let (code, _, _) = qrenyi(&[
+        "dp",
+        "--rho",
+        &a,
+        "--sigma",
+        &b,
+        "--epsilon",
+        "1",
+        "--profile",
+        "1",
+    ]);
+    assert_eq!(code, 2);
+}
+
+/// `qrenyi mechanism`: on the depolarizing channel (unitarily covariant, so the search must
+/// reproduce the closed forms of `Depolarizing`), a Kraus file gives the same answers as the
+/// named channel, and parameters that do not apply are errors.
+#[test]
+fn cli_mechanism() {
+    use qrenyi::privacy::quantum_mechanism::Depolarizing;
+    let mech = |extra: &[&str]| {
+        let mut args = vec!["mechanism"];
+        args.extend_from_slice(extra);
+        qrenyi(&args)
+    };
+    let dep = Depolarizing::new(2, 0.5, 1.0).unwrap();
+    const DEP: [&str; 6] = ["--channel", "depolarizing", "--d", "2", "--p", "0.5"];
+    let rest = [
+        "--epsilon",
+        "0.5",
+        "--restarts",
+        "2",
+        "--iterations",
+        "40",
+        "--json",
+    ];
+    let (code, out, err) = mech(&[&DEP[..], &rest[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let pure = v["pure_epsilon"]["lower"].as_f64().unwrap();
+    assert!(
+        (pure - dep.pure_epsilon()).abs() < 1e-9 * dep.pure_epsilon(),
+        "{pure}"
+    );
+    let d = v["delta"]["lower"].as_f64().unwrap();
+    assert!((d - dep.delta(0.5).unwrap()).abs() < 1e-9, "{d}");
+    let (lo, hi) = (
+        v["zcdp"]["lower"].as_f64().unwrap(),
+        v["zcdp"]["best_pair_upper"].as_f64().unwrap(),
+    );
+    assert!(lo <= hi * (1.0 + 1e-9) && lo > 0.0, "{lo} {hi}");
+    // amplitude damping: named vs Kraus file
+    let g: f64 = 0.3;
+    let k = ndarray::Array3::from_shape_fn((2, 2, 2), |(k, i, j)| match (k, i, j) {
+        (0, 0, 0) => 1.0,
+        (0, 1, 1) => (1.0 - g).sqrt(),
+        (1, 0, 1) => g.sqrt(),
+        _ => 0.0,
+    });
+    let path = std::env::temp_dir().join(format!("qrenyi-kraus-{}.npy", std::process::id()));
+    ndarray_npy::write_npy(&path, &k).unwrap();
+    let common = ["--restarts", "2", "--iterations", "30", "--json"];
+    let (_, named, _) = mech(
+        &[
+            &["--channel", "amplitude-damping", "--gamma", "0.3"][..],
+            &common,
+        ]
+        .concat(),
+    );
+    let (code, file, err) = mech(&[&["--kraus", path.to_str().unwrap()][..], &common].concat());
+    assert_eq!(code, 0, "{err}");
+    let (a, b): (Value, Value) = (
+        serde_json::from_str(&named).unwrap(),
+        serde_json::from_str(&file).unwrap(),
+    );
+    assert_eq!(a["pure_epsilon"], b["pure_epsilon"]);
+    assert_eq!(a["zcdp"]["lower"], b["zcdp"]["lower"]);
+    let (code, _, err) = mech(&[&DEP[..], &["--gamma", "1"][..]].concat());
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--gamma") && err.contains("does not apply"),
+        "{err}"
+    );
+    let (code, _, _) = mech(&[
+        "--channel",
+        "amplitude-damping",
+        "--gamma",
+        "0.3",
+        "--d",
+        "2",
+    ]);
+    assert_eq!(code, 2);
+}

@@ -241,3 +241,22 @@ fn zero_trials_and_huge_dimensions_are_rejected() {
     assert_eq!(r[0]["worst_margin"], "inf");
     assert_eq!(r[0]["worst_error"], 0.0);
 }
+
+/// The human table shows the error estimate beside the worst margin and names the directory the
+/// counterexamples are written to (or says they are not saved).
+#[test]
+fn verify_table_shows_error_and_save_dir() {
+    let dir = tmpdir();
+    let args = ["verify", "--lemma", "triangle-inequality", "--trials", "40"];
+    let (_, out, err) = qrenyi(&[&args[..], &["--save-dir", &s(&dir)]].concat());
+    assert!(out.contains("± error"), "{out}{err}");
+    assert!(
+        out.contains(&format!("counterexamples: saved under {}", s(&dir))),
+        "{out}"
+    );
+    let (_, out, _) = qrenyi(&[&args[..], &["--no-save"]].concat());
+    assert!(
+        out.contains("counterexamples: not saved (--no-save)"),
+        "{out}"
+    );
+}

@@ -86,6 +86,8 @@ struct TestArgs {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    base: super::BaseArg,
 }
 
 /// Arguments of `qrenyi audit gaussian-experiment`.
@@ -100,8 +102,8 @@ struct ExperimentArgs {
     /// Independent repetitions per n.
     #[arg(long, default_value_t = 5)]
     runs: usize,
-    /// Rényi orders.
-    #[arg(long, value_parser = parse_list, default_value = "2,6,12")]
+    /// Rényi orders, comma separated.
+    #[arg(long = "alpha", value_parser = parse_list, default_value = "2,6,12")]
     alphas: NumList,
     /// Regularisations (default: 13 log-spaced values from 2.5e-4 to 0.1).
     #[arg(long, value_parser = parse_list)]
@@ -129,8 +131,10 @@ pub fn run(args: &Args) -> Result<i32> {
     }
 }
 
+/// The null hypothesis, its ε or τ converted from `--base` to nats.
 fn hypothesis(t: &TestArgs) -> Result<Hypothesis> {
-    match (t.epsilon, t.delta, t.rdp_tau, t.tau) {
+    let nats = |v: Option<f64>| v.map(|x| t.base.base.to_nats(x));
+    match (nats(t.epsilon), t.delta, nats(t.rdp_tau), nats(t.tau)) {
         (Some(epsilon), Some(delta), None, None) => Ok(Hypothesis::Dp { epsilon, delta }),
         (None, None, Some(tau), None) => Ok(Hypothesis::Rdp { tau }),
         (None, None, None, Some(tau)) => Ok(Hypothesis::Rkrdp { tau }),
@@ -194,7 +198,47 @@ fn run_test(t: &TestArgs) -> Result<i32> {
         hypothesis: hyp,
         method,
     };
-    let r = audit(xs.view(), ys.view(), &kernel, &spec)?;
+    let mut r = audit(xs.view(), ys.view(), &kernel, &spec)?;
+    // every divergence-valued field in --base (the hypothesis line stays in nats, as computed)
+    let base = t.base.base;
+    for v in [&mut r.divergence, &mut r.threshold, &mut r.tau] {
+        *v = base.scale(*v);
+    }
+    if let Some(c) = r.interval.as_mut() {
+        (c.lower, c.upper) = (base.scale(c.lower), base.scale(c.upper));
+    }
+    if let Some(f) = r.finite_sample.as_mut() {
+        (f.sigma_term, f.rho_term, f.total) = (
+            base.scale(f.sigma_term),
+            base.scale(f.rho_term),
+            base.scale(f.total),
+        );
+    }
+    let rule = match &r.interval {
+        None => format!(
+            "finite-sample: violation iff D̂ > τ + margin = {} (a McDiarmid bound that holds at level β for every n)",
+            super::fmt_value(r.threshold)
+        ),
+        Some(c) => format!(
+            "{}: violation iff the interval's lower end {} > τ = {} (equivalently D̂ > τ + (D̂ − lower) = {})",
+            c.kind.name(),
+            super::fmt_value(c.lower),
+            r.tau,
+            super::fmt_value(r.threshold)
+        ),
+    };
+    let interval_note = r.interval.as_ref().and_then(|c| {
+        (r.divergence.is_finite() && !(c.lower..=c.upper).contains(&r.divergence)).then(|| {
+            format!(
+                "the {} interval is pivotal (basic): it reflects the replicates about D̂ \
+                 ([2D̂ − q_hi, 2D̂ − q_lo] for the bootstrap, the √f-scaled deviations for \
+                 subsampling), so when the replicates are biased to one side of D̂ — the kernel \
+                 estimate is biased at small sample sizes, and bootstrap duplicates bias it further — \
+                 the interval lies on the other side and can exclude D̂ itself",
+                c.kind.name()
+            )
+        })
+    });
     if t.json {
         let fs = r.finite_sample.map(|f| {
             json!({
@@ -228,10 +272,19 @@ fn run_test(t: &TestArgs) -> Result<i32> {
                 "finite_sample": fs,
                 "interval": ci,
                 "assumptions": r.assumptions,
+                "decision_rule": rule,
+                "base": base.to_string(),
+                "interval_note": interval_note,
             })
         );
     } else {
         println!("null hypothesis : {}", hyp.describe());
+        if base != qrenyi::Base::E {
+            println!(
+                "(the hypothesis above in nats; every value below in {})",
+                base.unit()
+            );
+        }
         println!(
             "statistic       : D̂ = D̃_α(Σ̂_P ‖ Σ̂_Q + λI) = {}   (α = {alpha}, λ = {lambda:e}, n = {}, m = {})",
             super::fmt_value(r.divergence),
@@ -263,6 +316,10 @@ fn run_test(t: &TestArgs) -> Result<i32> {
                 f.eta_q
             );
         }
+        if let Some(n) = &interval_note {
+            println!("note            : {n}");
+        }
+        println!("decision rule   : {rule}");
         println!(
             "result          : {} at level β = {}",
             if r.violation {
@@ -301,7 +358,9 @@ fn run_experiment(e: &ExperimentArgs) -> Result<i32> {
         None => log_grid(2.5e-4, 0.1, 13),
     };
     cfg.seed = e.seed;
-    let result = experiment::run(&cfg, |msg| eprintln!("{msg}"))?;
+    let bar = super::progress(None, "{spinner} {elapsed}  {msg}");
+    let result = experiment::run(&cfg, |msg| bar.set_message(msg.to_string()))?;
+    bar.finish_and_clear();
     for p in experiment::write_outputs(&result, &e.out)? {
         println!("wrote {}", p.display());
     }

@@ -1,5 +1,5 @@
-//! `qrenyi kernel-divergence --x X.npy --y Y.npy --alpha A --lambda L [--bandwidth VALUE]
-//! [--kernel rbf|laplace|imq] [--json]`.
+//! `qrenyi kernel-divergence --x X.npy --y Y.npy --alpha A[,A…] --lambda L [--bandwidth VALUE]
+//! [--kernel rbf|laplace|imq] [--base b] [--json]`.
 
 use super::json_number;
 use qrenyi::kernel::{median_bandwidth, Kernel, KernelDivergence, KernelKind};
@@ -16,9 +16,9 @@ pub struct Args {
     /// Second sample Y (m×d): .npy float64 or CSV.
     #[arg(long)]
     pub y: PathBuf,
-    /// Rényi order α > 0 (`inf` allowed).
-    #[arg(long, value_parser = parse_number)]
-    pub alpha: f64,
+    /// Rényi orders α > 0, comma separated (`inf` allowed).
+    #[arg(long, value_parser = super::parse_list)]
+    pub alpha: super::NumList,
     /// Regularisation λ ≥ 0 (0: unregularised kernel Rényi divergence).
     #[arg(long, value_parser = parse_number)]
     pub lambda: f64,
@@ -81,33 +81,39 @@ pub fn run(args: &Args) -> Result<i32> {
     let (x, y, kernel) = load(&args.x, &args.y, &args.kernel, &args.bandwidth, None)?;
     let est = KernelDivergence::from_samples(x.view(), y.view(), &kernel)?;
     let base = args.base.base;
-    let v = base.scale(est.divergence(args.alpha, args.lambda)?);
+    let rows: Vec<(f64, f64)> = args
+        .alpha
+        .0
+        .iter()
+        .map(|&a| Ok((a, base.scale(est.divergence(a, args.lambda)?))))
+        .collect::<Result<_>>()?;
     if args.json {
         println!(
             "{}",
             json!({
-                "value": json_number(v),
+                "results": rows.iter().map(|(a, v)| json!({"alpha": json_number(*a), "value": json_number(*v)})).collect::<Vec<_>>(),
                 "base": base.to_string(),
                 "bandwidth": kernel.bandwidth(),
                 "kernel": kernel.kind().name(),
-                "alpha": json_number(args.alpha),
                 "lambda": args.lambda,
                 "n": est.n(),
                 "m": est.m(),
             })
         );
     } else {
-        println!(
-            "D_(α={}, λ={}) = {} {}   ({} kernel, bandwidth {}, n = {}, m = {})",
-            super::fmt_param(args.alpha),
-            args.lambda,
-            super::fmt_value(v),
-            base.unit(),
-            kernel.kind().name(),
-            kernel.bandwidth(),
-            est.n(),
-            est.m()
-        );
+        for (a, v) in rows {
+            println!(
+                "D_(α={}, λ={}) = {} {}   ({} kernel, bandwidth {}, n = {}, m = {})",
+                super::fmt_param(a),
+                args.lambda,
+                super::fmt_value(v),
+                base.unit(),
+                kernel.kind().name(),
+                kernel.bandwidth(),
+                est.n(),
+                est.m()
+            );
+        }
     }
     Ok(0)
 }

@@ -10,7 +10,11 @@ mod convert;
 mod divergence;
 mod dp;
 mod kernel_divergence;
+mod mechanism;
+mod plot;
 mod qzcdp;
+#[cfg(feature = "smooth")]
+mod smooth;
 mod verify;
 
 use clap::{Parser, Subcommand};
@@ -19,8 +23,34 @@ use clap::{Parser, Subcommand};
 #[derive(Parser, Debug)]
 #[command(name = "qrenyi", version, about, long_about = None)]
 pub struct Cli {
+    /// No progress bars (they are also hidden when stdout is not a terminal).
+    #[arg(long, global = true)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
+}
+
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A progress bar on stderr (`len = None`: a spinner that ticks by itself), hidden with `--quiet`
+/// or when stdout is not a terminal (piped or redirected output stays clean).
+pub fn progress(len: Option<u64>, template: &str) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    let hidden =
+        QUIET.load(std::sync::atomic::Ordering::Relaxed) || !std::io::stdout().is_terminal();
+    let target = if hidden {
+        indicatif::ProgressDrawTarget::hidden()
+    } else {
+        indicatif::ProgressDrawTarget::stderr()
+    };
+    let bar = indicatif::ProgressBar::with_draw_target(len, target);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+        bar.set_style(style);
+    }
+    if len.is_none() && !hidden {
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    }
+    bar
 }
 
 #[derive(Subcommand, Debug)]
@@ -35,26 +65,35 @@ enum Command {
     Compose(compose::Args),
     /// Quantum (ε, δ)-DP of a neighbouring pair (hockey-stick divergence).
     Dp(dp::Args),
+    /// Privacy of a quantum channel on neighbouring inputs: worst-case search, (ε, δ), qzCDP.
+    Mechanism(Box<mechanism::Args>),
     /// Search for counterexamples to the seeds' lemmas (see `qrenyi verify --list`).
     Verify(verify::Args),
     /// Kernel Rényi divergence D̃_α(Σ̂_P ‖ Σ̂_Q + λI) of two samples (.npy float64 or CSV).
     KernelDivergence(kernel_divergence::Args),
     /// Audit (ε,δ)-DP, RDP or RKRDP from samples of M(D), M(D') with the kernel Rényi divergence.
     Audit(Box<audit::Args>),
+    /// Smooth divergences D_H^ε, D_max^ε and classical smooth Rényi, as certified brackets.
+    #[cfg(feature = "smooth")]
+    Smooth(smooth::Args),
 }
 
 /// Parse the command line, run, and return the exit code.
 pub fn run() -> i32 {
     let cli = Cli::parse();
+    QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
     let result = match &cli.command {
         Command::Divergence(a) => divergence::run(a),
         Command::Convert(a) => convert::run(a),
         Command::Qzcdp(a) => qzcdp::run(a),
         Command::Compose(a) => compose::run(a),
         Command::Dp(a) => dp::run(a),
+        Command::Mechanism(a) => mechanism::run(a),
         Command::Verify(a) => verify::run(a),
         Command::KernelDivergence(a) => kernel_divergence::run(a),
         Command::Audit(a) => audit::run(a),
+        #[cfg(feature = "smooth")]
+        Command::Smooth(a) => smooth::run(a),
     };
     match result {
         Ok(code) => code,

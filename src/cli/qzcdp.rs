@@ -6,40 +6,33 @@
 //! * `fit --rho A --sigma B [--family F] [--xi X] [--base B] [--json] [--plot out.svg|png]` →
 //!   `{"zcdp_rho": x, "alpha": a, …}`; the plot shows `D_α` and the line `ξ + ρα`.
 
-use super::divergence::load_state;
 use super::json_number;
 use qrenyi::divergence::Family;
 use qrenyi::privacy::qzcdp::{CertifyOptions, CheckResult, FitResult, Neighbours, Status};
 use qrenyi::state::DensityMatrix;
-use qrenyi::{Error, Result};
+use qrenyi::Result;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
 /// The neighbouring pair as two state files, with the loader options.
 #[derive(clap::Args, Debug)]
 pub struct PairArgs {
-    /// First state ρ = M(x) (.npy complex128/float64 or .json).
+    /// First state ρ = M(x) (.npy/.npz complex128/float64/complex64/float32, FILE.npz:NAME, or
+    /// .json).
     #[arg(long)]
     pub rho: PathBuf,
     /// Second state σ = M(x').
     #[arg(long)]
     pub sigma: PathBuf,
-    /// Eigensolver backend: auto (nalgebra at small d, LAPACK and faer above), lapack,
-    /// lapack-mrrr, nalgebra, faer or cuda (NVIDIA GPU; needs the `cuda` build feature).
-    #[arg(long, default_value = "auto")]
-    pub backend: String,
-    /// Base validation tolerance.
-    #[arg(long, default_value_t = 1e-10, allow_negative_numbers = true)]
-    pub tolerance: f64,
+    #[command(flatten)]
+    pub load: super::divergence::LoadArgs,
 }
 
 impl PairArgs {
     /// Load and validate both states.
     pub fn load(&self) -> Result<(DensityMatrix, DensityMatrix)> {
-        Ok((
-            load_state(&self.rho, &self.backend, self.tolerance)?,
-            load_state(&self.sigma, &self.backend, self.tolerance)?,
-        ))
+        let one = |p: &Path| self.load.load_one(&p.to_string_lossy());
+        Ok((one(&self.rho)?, one(&self.sigma)?))
     }
 }
 
@@ -123,7 +116,7 @@ enum Cmd {
         /// Relative tolerance of the fit.
         #[arg(long, default_value_t = 1e-6, allow_negative_numbers = true)]
         fit_tolerance: f64,
-        /// Draw D_α and the line ξ + ρα into this SVG file.
+        /// Draw D_α and the line ξ + ρα into this file (.svg or .png, from the extension).
         #[arg(long)]
         plot: Option<PathBuf>,
     },
@@ -250,13 +243,19 @@ pub fn run(args: &Args) -> Result<i32> {
                 tolerance: *fit_tolerance,
                 ..Default::default()
             };
+            if let Some(p) = plot {
+                super::plot::format_of(p)?; // before the computation
+            }
             let nb = common.neighbours()?;
             let family: Family = common.family.into();
             let xi = common.base.base.to_nats(*xi);
-            let r = nb.fit(family, xi, &opts)?;
+            let bar = super::progress(None, "{spinner} certified fit  {elapsed}");
+            let r = nb.fit(family, xi, &opts);
+            bar.finish_and_clear();
+            let r = r?;
             if let Some(path) = plot {
-                // the named file is replaced atomically (drawn beside it, then renamed)
-                qrenyi::io::replace_atomically(path, |tmp| draw(tmp, &nb, family, xi, &r))?;
+                // the named file is replaced atomically (plot::draw)
+                draw(path, &nb, family, xi, &r)?;
             }
             print_fit(&r, xi, common.json, common.base.base);
             Ok(0)
@@ -264,10 +263,10 @@ pub fn run(args: &Args) -> Result<i32> {
     }
 }
 
-/// SVG plot of `α ↦ D_α` (worst case over the pairs) and the fitted line `ξ + ρα`.
+/// Plot of `α ↦ D_α` (worst case over the pairs) and the fitted line `ξ + ρα` (SVG or PNG, from
+/// the extension).
 fn draw(path: &Path, nb: &Neighbours, family: Family, xi: f64, fit: &FitResult) -> Result<()> {
-    use plotters::prelude::*;
-    qrenyi::io::register_plot_font()?;
+    super::plot::format_of(path)?;
     let amax = fit
         .alpha
         .filter(|a| a.is_finite())
@@ -278,52 +277,22 @@ fn draw(path: &Path, nb: &Neighbours, family: Family, xi: f64, fit: &FitResult) 
         .collect();
     let d = nb.curve(family, &alphas)?;
     let rho = if fit.rho.is_finite() { fit.rho } else { 0.0 };
-    let pts: Vec<(f64, f64)> = alphas
-        .iter()
-        .zip(&d)
-        .filter(|(_, v)| v.is_finite())
-        .map(|(&a, &v)| (a, v))
-        .collect();
-    let line: Vec<(f64, f64)> = alphas.iter().map(|&a| (a, xi + rho * a)).collect();
-    let ymax = pts
-        .iter()
-        .chain(&line)
-        .map(|p| p.1)
-        .fold(1e-12f64, f64::max)
-        * 1.05;
-    let root = SVGBackend::new(path, (720, 480)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| Error::io(path, e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!("{} D_α and ξ + ρα (ξ = {xi}, ρ = {rho:.6})", family.name()),
-            ("sans-serif", 18),
-        )
-        .margin(12)
-        .x_label_area_size(36)
-        .y_label_area_size(56)
-        .build_cartesian_2d(1.0..amax, 0.0..ymax)
-        .map_err(|e| Error::io(path, e))?;
-    chart
-        .configure_mesh()
-        .x_desc("α")
-        .y_desc("divergence (nats)")
-        .draw()
-        .map_err(|e| Error::io(path, e))?;
-    chart
-        .draw_series(LineSeries::new(pts, &BLUE))
-        .map_err(|e| Error::io(path, e))?
-        .label("D_α")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE));
-    chart
-        .draw_series(LineSeries::new(line, &RED))
-        .map_err(|e| Error::io(path, e))?
-        .label("ξ + ρα")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
-    chart
-        .configure_series_labels()
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| Error::io(path, e))?;
-    root.present().map_err(|e| Error::io(path, e))?;
-    Ok(())
+    let fig = super::plot::Figure {
+        title: format!("{} D_α and ξ + ρα (ξ = {xi}, ρ = {rho:.6})", family.name()),
+        x_desc: "α".into(),
+        y_desc: "divergence (nats)".into(),
+        series: vec![
+            super::plot::Series {
+                label: "D_α".into(),
+                points: alphas.iter().copied().zip(d).collect(),
+                markers: false,
+            },
+            super::plot::Series {
+                label: "ξ + ρα".into(),
+                points: alphas.iter().map(|&a| (a, xi + rho * a)).collect(),
+                markers: false,
+            },
+        ],
+    };
+    super::plot::draw(path, &fig)
 }

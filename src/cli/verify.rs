@@ -7,8 +7,6 @@
 //! saved violation is confirmed again, 1 when it is not (e.g. the files were edited, or a fix in
 //! qrenyi changed the margin), 2 on bad input.
 
-use super::fmt_param;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use qrenyi::verify::{self, Config, Report, SampleContext, Statement};
 use qrenyi::{Error, Result};
 use serde_json::json;
@@ -153,18 +151,12 @@ pub fn run(args: &Args) -> Result<i32> {
         .map_err(|e| Error::invalid("threads", 0.0, e.to_string()))?;
 
     let total: u64 = statements.iter().map(|s| cfg.work(s.as_ref())).sum();
-    let bar = ProgressBar::with_draw_target(
+    let bar = super::progress(
         Some(total),
-        if args.json {
-            ProgressDrawTarget::hidden()
-        } else {
-            ProgressDrawTarget::stderr()
-        },
+        "{bar:40} {pos}/{len} evaluations  {elapsed}  {msg}",
     );
-    if let Ok(style) =
-        ProgressStyle::with_template("{bar:40} {pos}/{len} evaluations  {elapsed}  {msg}")
-    {
-        bar.set_style(style);
+    if args.json {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     let mut reports = Vec::new();
     for s in &statements {
@@ -176,7 +168,19 @@ pub fn run(args: &Args) -> Result<i32> {
         reports.push(r);
     }
     bar.finish_and_clear();
-    output(&reports, args.json)
+    let code = output(&reports, args.json)?;
+    if !args.json {
+        if args.no_save {
+            println!("counterexamples: not saved (--no-save)");
+        } else {
+            println!(
+                "counterexamples: saved under {} (<statement>-<seed>.json + .npy; replay with \
+                 `qrenyi verify --replay FILE`)",
+                args.save_dir.display()
+            );
+        }
+    }
+    Ok(code)
 }
 
 fn output(reports: &[Report], as_json: bool) -> Result<i32> {
@@ -192,41 +196,43 @@ fn output(reports: &[Report], as_json: bool) -> Result<i32> {
     Ok(i32::from(reports.iter().any(Report::is_bug)))
 }
 
+/// A margin: the shortest round-trip decimal (`+inf`/`-inf` for infinities).
 fn margin_str(m: f64) -> String {
-    if m.is_infinite() {
-        fmt_param(m).replace("inf", "+inf").replace("-+inf", "-inf")
-    } else {
-        format!("{m:.3e}")
-    }
+    super::fmt_value(m)
 }
 
 fn print_table(reports: &[Report]) {
     println!(
-        "{:<38} {:<8} {:<23} {:>7} {:>12} {:>8}",
-        "statement", "expected", "found", "trials", "worst margin", "time"
+        "{:<38} {:<8} {:<23} {:>7} {:>23} {:>23} {:>8}",
+        "statement", "expected", "found", "trials", "worst margin", "± error", "time"
     );
     for r in reports {
         let flag = if r.is_bug() { "  <-- UNEXPECTED" } else { "" };
         println!(
-            "{:<38} {:<8} {:<23} {:>7} {:>12} {:>7.2}s{flag}",
+            "{:<38} {:<8} {:<23} {:>7} {:>23} {:>23} {:>7.2}s{flag}",
             r.lemma,
             r.expected.name(),
             r.found(),
             r.trials,
             margin_str(r.worst_margin),
+            margin_str(r.worst_error),
             r.seconds
         );
     }
+    println!(
+        "(a margin counts as a violation only below −error, the numerical error estimate of that \
+         evaluation; a negative margin within ± error is rounding)"
+    );
     for r in reports {
         if let Some(c) = &r.counterexample {
             println!(
-                "{}: counterexample at trial {} (seed {}{}), margin {} ± {:.1e}, nalgebra {}{}, drawn from {}{}",
+                "{}: counterexample at trial {} (seed {}{}), margin {} ± {}, nalgebra {}{}, drawn from {}{}",
                 r.lemma,
                 c.trial,
                 c.seed,
                 if c.refined { ", refined" } else { "" },
                 margin_str(c.margin),
-                c.error,
+                margin_str(c.error),
                 margin_str(c.margin_nalgebra),
                 c.margin_high_precision
                     .map(|h| format!(", 256-bit {}", margin_str(h)))

@@ -77,6 +77,15 @@ pub fn curve(
     })
 }
 
+/// Any quantity of many pairs: `f` applied to the [`Pair`] of each `(ρ, σ)`, with the thread
+/// policy above; one `Result` per pair, in input order.
+pub fn map<R: Send>(
+    pairs: &[(DensityMatrix, DensityMatrix)],
+    f: impl Fn(&Pair) -> Result<R> + Sync + Send,
+) -> Vec<Result<R>> {
+    run(pairs, max_dim(pairs), |(r, s)| f(&Pair::new(r, s)?))
+}
+
 /// Hockey-stick divergence `E_γ(ρ_k‖σ_k)` for every pair (see [`Pair::hockey_stick`]).
 pub fn hockey_stick(pairs: &[(DensityMatrix, DensityMatrix)], gamma: f64) -> Vec<Result<f64>> {
     run(pairs, max_dim(pairs), |(r, s)| {

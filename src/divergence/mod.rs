@@ -16,6 +16,7 @@
 //! `R_α(w, L) = (1/(α−1)) ln Σ_i w_i e^{(α−1) L_i}` (`Σ w_i = 1`), evaluated by [`renyi_mean`]
 //! without cancellation near α = 1 and without overflow at large α.
 
+pub mod accuracy;
 pub mod batch;
 pub mod classical;
 mod device;

@@ -12,7 +12,9 @@ use super::gaussian::{calibrate_sigma, gaussian_renyi};
 use super::{median_bandwidth, Kernel, KernelDivergence, KernelKind};
 use crate::error::{Error, Result};
 use ndarray::Array2;
+#[cfg(feature = "plot")]
 use plotters::coord::Shift;
+#[cfg(feature = "plot")]
 use plotters::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -359,8 +361,9 @@ fn csv_line(out: &mut String, sc: &Scenario, fields: &[&dyn std::fmt::Display]) 
     let _ = writeln!(out, "{line}");
 }
 
-/// Write `runs.csv` (every estimate), `curves.csv` (means over runs), `figure1.svg`,
-/// `figure1.png` and `summary.md` into `dir` (created if missing). Returns the written paths.
+/// Write `runs.csv` (every estimate), `curves.csv` (means over runs), `summary.md` and, with the
+/// `plot` feature, `figure1.svg` and `figure1.png` into `dir` (created if missing). Returns the
+/// written paths.
 pub fn write_outputs(result: &ExperimentResult, dir: &Path) -> Result<Vec<std::path::PathBuf>> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let cfg = &result.config;
@@ -384,36 +387,38 @@ pub fn write_outputs(result: &ExperimentResult, dir: &Path) -> Result<Vec<std::p
             &[&c.n, &c.alpha, &c.lambda, &c.mean, &c.std, &c.renyi],
         );
     }
-    let paths: Vec<std::path::PathBuf> = [
-        "runs.csv",
-        "curves.csv",
-        "figure1.svg",
-        "figure1.png",
-        "summary.md",
-    ]
-    .iter()
-    .map(|f| dir.join(f))
-    .collect();
     // each file replaced atomically (written beside it, then renamed): a link planted at one of
     // these names is replaced, never followed
-    use crate::io::{replace_atomically, replace_with_bytes};
+    use crate::io::replace_with_bytes;
+    #[cfg_attr(not(feature = "plot"), allow(unused_mut))] // extended by the figures
+    let mut paths: Vec<std::path::PathBuf> = ["runs.csv", "curves.csv", "summary.md"]
+        .iter()
+        .map(|f| dir.join(f))
+        .collect();
     replace_with_bytes(&paths[0], runs.as_bytes())?;
     replace_with_bytes(&paths[1], curves.as_bytes())?;
-    crate::io::register_plot_font()?;
-    replace_atomically(&paths[2], |tmp| {
-        let root = SVGBackend::new(tmp, (1200, 1000)).into_drawing_area();
-        draw_figure(result, &root).map_err(|e| Error::io(&paths[2], e))?;
-        root.present().map_err(|e| Error::io(&paths[2], e))
-    })?;
-    replace_atomically(&paths[3], |tmp| {
-        let root = BitMapBackend::new(tmp, (1200, 1000)).into_drawing_area();
-        draw_figure(result, &root).map_err(|e| Error::io(&paths[3], e))?;
-        root.present().map_err(|e| Error::io(&paths[3], e))
-    })?;
-    replace_with_bytes(&paths[4], summary(result)?.as_bytes())?;
+    replace_with_bytes(&paths[2], summary(result)?.as_bytes())?;
+    #[cfg(feature = "plot")]
+    {
+        use crate::io::replace_atomically;
+        crate::io::register_plot_font()?;
+        let (svg, png) = (dir.join("figure1.svg"), dir.join("figure1.png"));
+        replace_atomically(&svg, |tmp| {
+            let root = SVGBackend::new(tmp, (1200, 1000)).into_drawing_area();
+            draw_figure(result, &root).map_err(|e| Error::io(&svg, e))?;
+            root.present().map_err(|e| Error::io(&svg, e))
+        })?;
+        replace_atomically(&png, |tmp| {
+            let root = BitMapBackend::new(tmp, (1200, 1000)).into_drawing_area();
+            draw_figure(result, &root).map_err(|e| Error::io(&png, e))?;
+            root.present().map_err(|e| Error::io(&png, e))
+        })?;
+        paths.extend([svg, png]);
+    }
     Ok(paths)
 }
 
+#[cfg(feature = "plot")]
 const PALETTE: [RGBColor; 6] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
@@ -423,8 +428,10 @@ const PALETTE: [RGBColor; 6] = [
     RGBColor(23, 190, 207),
 ];
 
+#[cfg(feature = "plot")]
 type DrawResult<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
+#[cfg(feature = "plot")]
 fn draw_figure<DB: DrawingBackend>(
     result: &ExperimentResult,
     root: &DrawingArea<DB, Shift>,

@@ -162,7 +162,7 @@ fn scaled_sq_distances(a: ArrayView2<f64>, b: ArrayView2<f64>) -> Result<(Array2
     }
     if a.nrows()
         .checked_mul(b.nrows())
-        .map_or(true, |e| e > MAX_GRAM_ENTRIES)
+        .is_none_or(|e| e > MAX_GRAM_ENTRIES)
     {
         return Err(Error::invalid(
             "sample size",

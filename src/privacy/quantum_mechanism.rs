@@ -284,7 +284,7 @@ impl QuantumMechanism {
                     _ => step = (step * 0.85).max(1e-6),
                 }
             }
-            if best.as_ref().map_or(true, |b| fx > b.0) {
+            if best.as_ref().is_none_or(|b| fx > b.0) {
                 best = Some((fx, x, reg));
             }
         }

@@ -15,6 +15,7 @@ mod backend;
 pub mod cuda;
 #[cfg(feature = "faer")]
 mod faer_backend;
+mod graded;
 #[cfg(feature = "openblas")]
 mod lapack;
 mod nalgebra_backend;
@@ -26,6 +27,7 @@ pub use backend::{
     Backend, EigenSolver, AUTO_CUDA_FROM, AUTO_FAER_FROM, AUTO_NALGEBRA_BELOW,
     AUTO_NALGEBRA_CHOLESKY_BELOW, AUTO_NALGEBRA_VALUES_BELOW,
 };
+pub use graded::{graded_psd_eigen, GradedSpectrum};
 pub use products::{adjoint_times, gram};
 
 use crate::error::Result;

@@ -4,6 +4,7 @@
 
 use super::bounds::sinh_bound;
 use super::instance::Item;
+use super::real_quantum::HpPair;
 use super::sample::{self, SampleContext};
 use super::{rounding, Builtin, Expected, Instance, Margin};
 use crate::divergence::{Family, Pair};
@@ -14,6 +15,40 @@ use crate::state::{haar_unitary, Channel, DensityMatrix};
 use ndarray::Array2;
 use num_complex::Complex64;
 use rand_chacha::ChaCha8Rng;
+
+/// Where a margin's divergence values come from: the `f64` core (the code under test) or the
+/// independent 256-bit evaluation ([`HpPair`]), which re-confirms every quantum counterexample
+/// (`Builtin::high_precision`). Channel outputs and the two-point states are formed in `f64` in
+/// both cases; their rounding is part of the margin's error estimate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Eval {
+    Core,
+    Hp,
+}
+
+impl Eval {
+    /// `D_α` of `family` (limits at α = 1, ∞).
+    pub(crate) fn renyi(self, pair: &Pair, family: Family, alpha: f64) -> Result<f64> {
+        match self {
+            Eval::Core => pair.renyi(family, alpha),
+            Eval::Hp => HpPair::new(pair.rho(), pair.sigma())?.renyi(family, alpha),
+        }
+    }
+    /// `D_max(ρ‖σ)`.
+    pub(crate) fn dmax(self, pair: &Pair) -> Result<f64> {
+        match self {
+            Eval::Core => pair.max_relative_entropy(),
+            Eval::Hp => HpPair::new(pair.rho(), pair.sigma())?.max_relative_entropy(),
+        }
+    }
+}
+
+/// The 256-bit margin of a quantum statement: its margin function with [`Eval::Hp`].
+macro_rules! hp_margin {
+    ($f:expr) => {
+        Some(|i: &Instance| Ok(($f)(i, Backend::Auto, Eval::Hp)?.value))
+    };
+}
 
 /// `(ρ, σ)` from [`sample::state_pair`] and an order α in `[lo, hi]`.
 pub(crate) fn pair_alpha(ctx: &SampleContext, rng: &mut ChaCha8Rng, lo: f64, hi: f64) -> Instance {
@@ -49,9 +84,9 @@ pub(crate) fn states(inst: &Instance, b: Backend) -> Result<(DensityMatrix, Dens
 
 /// `ε = max(D_max(ρ‖σ), D_max(σ‖ρ))`, clamped at 0: both are `≥ 0` for states, and `ρ ≈ σ`
 /// gives `−1e-16`-sized values that the bounds (which need `ε ≥ 0`) would reject.
-pub(crate) fn dmax_both(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<f64> {
-    let a = Pair::new(rho, sigma)?.max_relative_entropy()?;
-    let b = Pair::new(sigma, rho)?.max_relative_entropy()?;
+pub(crate) fn dmax_both(rho: &DensityMatrix, sigma: &DensityMatrix, ev: Eval) -> Result<f64> {
+    let a = ev.dmax(&Pair::new(rho, sigma)?)?;
+    let b = ev.dmax(&Pair::new(sigma, rho)?)?;
     Ok(a.max(b).max(0.0))
 }
 
@@ -59,18 +94,6 @@ pub(crate) fn dmax_both(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<f6
 /// (powers `t^α`, `σ^{(1−α)/α}`).
 fn alpha_factor(alpha: f64) -> f64 {
     1.0 + alpha.min(1e3) + 1.0 / alpha
-}
-
-/// Extra error factor of the sandwiched family below α = ½: the eigenvalues of
-/// `σ^{γ/2}ρσ^{γ/2}`, `γ = (1−α)/α > 1`, are graded by `κ(σ)^γ`, and the small ones (which dominate
-/// after the α-th power) are known only to absolute accuracy: factor `κ(σ)^{γ−1}` (1 for α ≥ ½).
-pub(crate) fn sandwiched_factor(sigma: &DensityMatrix, alpha: f64) -> f64 {
-    let gamma = (1.0 - alpha) / alpha;
-    if gamma <= 1.0 {
-        1.0
-    } else {
-        super::condition_number(sigma).powf(gamma - 1.0)
-    }
 }
 
 /// Extra error factor of the Petz family (Nussbaum–Szkoła): an overlap `|⟨a_i|b_j⟩|²` that is
@@ -98,15 +121,16 @@ pub(crate) fn petz_factor(
     (top - (alpha - 1.0) * value).exp().max(1.0)
 }
 
-/// `D_α(ρ‖σ)` of `family` with its error factor ([`petz_factor`], [`sandwiched_factor`]).
+/// `D_α(ρ‖σ)` of `family` from `ev` with its error factor ([`petz_factor`]).
 pub(crate) fn value_and_factor(
     rho: &DensityMatrix,
     sigma: &DensityMatrix,
     pair: &Pair,
     family: Family,
     alpha: f64,
+    ev: Eval,
 ) -> Result<(f64, f64)> {
-    let v = pair.renyi(family, alpha)?;
+    let v = ev.renyi(pair, family, alpha)?;
     // `supp ρ ⊆ supp σ` is decided by comparing Tr ρ Π_ker σ with τ: within four orders of
     // magnitude of τ either answer may be wrong, and the value (finite or +∞) with it
     let tau = crate::spectral::zero_threshold(rho.dim(), rho.eigen()?.max_value());
@@ -125,10 +149,9 @@ pub(crate) fn value_and_factor(
     let f = small_q
         * match family {
             Family::Petz => petz_factor(rho, sigma, alpha, v),
-            // near α = 1 the sandwiched value is (1/(α−1)) ln Q with Q known to ~ε
-            Family::Sandwiched => {
-                sandwiched_factor(sigma, alpha) * (1.0 + 1.0 / (alpha - 1.0).abs()).min(1e12)
-            }
+            // near α = 1 the sandwiched value is (1/(α−1)) ln Q with Q known to ~ε; below ½
+            // the graded Jacobi route keeps the small eigenvalues' relative accuracy (no κ(σ)^γ)
+            Family::Sandwiched => (1.0 + 1.0 / (alpha - 1.0).abs()).min(1e12),
             // α < 1: the small eigenvalues of T = σ^{−1/2}ρσ^{−1/2} matter, known to accuracy ~ε‖T‖,
             // and κ(T) ≲ κ(ρ)κ(σ) (κ(σ) is already in `rounding`). When supp ρ ⊄ supp σ, the
             // absolutely continuous part ρ_ss − ρ_sk ρ_kk⁺ ρ_ks cancels to relative accuracy ~ε/leakage.
@@ -145,12 +168,17 @@ pub(crate) fn value_and_factor(
     Ok((v, f))
 }
 
-fn bounded_divergence_margin(inst: &Instance, b: Backend, family: Family) -> Result<Margin> {
+fn bounded_divergence_margin(
+    inst: &Instance,
+    b: Backend,
+    family: Family,
+    ev: Eval,
+) -> Result<Margin> {
     let (rho, sigma) = states(inst, b)?;
     let alpha = inst.scalar("alpha")?;
-    let eps = dmax_both(&rho, &sigma)?;
+    let eps = dmax_both(&rho, &sigma, ev)?;
     let pair = Pair::new(&rho, &sigma)?;
-    let (d, f) = value_and_factor(&rho, &sigma, &pair, family, alpha)?;
+    let (d, f) = value_and_factor(&rho, &sigma, &pair, family, alpha, ev)?;
     let bound = if eps.is_finite() {
         conversion::bounded_divergence_bound(eps, alpha)?
     } else {
@@ -160,11 +188,11 @@ fn bounded_divergence_margin(inst: &Instance, b: Backend, family: Family) -> Res
     Ok(Margin::le(d, bound, err))
 }
 
-fn sinh_margin(inst: &Instance, b: Backend) -> Result<Margin> {
+fn sinh_margin(inst: &Instance, b: Backend, ev: Eval) -> Result<Margin> {
     let (rho, sigma) = states(inst, b)?;
     let alpha = inst.scalar("alpha")?;
-    let eps = dmax_both(&rho, &sigma)?;
-    let d = Pair::new(&rho, &sigma)?.renyi(Family::Maximal, alpha)?;
+    let eps = dmax_both(&rho, &sigma, ev)?;
+    let d = ev.renyi(&Pair::new(&rho, &sigma)?, Family::Maximal, alpha)?;
     let bound = if eps.is_finite() {
         conversion::bounded_divergence_tight(eps, alpha)?
     } else {
@@ -199,17 +227,17 @@ fn two_point(inst: &Instance, b: Backend) -> Result<(DensityMatrix, DensityMatri
     Ok((mk(p)?, mk(q)?, eps))
 }
 
-fn tight_margin(inst: &Instance, b: Backend) -> Result<Margin> {
+fn tight_margin(inst: &Instance, b: Backend, ev: Eval) -> Result<Margin> {
     let (rho, sigma, eps) = two_point(inst, b)?;
     let alpha = inst.scalar("alpha")?;
-    let d = Pair::new(&rho, &sigma)?.renyi(Family::Maximal, alpha)?;
+    let d = ev.renyi(&Pair::new(&rho, &sigma)?, Family::Maximal, alpha)?;
     let (bound, berr) = sinh_bound(alpha, eps);
     let tight = conversion::bounded_divergence_tight(eps, alpha)?;
     let err = rounding(&[&rho, &sigma], &[d, bound]) * alpha_factor(alpha) * 2.0 + berr;
     Ok(Margin::eq(d, bound, err).and(Margin::eq(d, tight, err)))
 }
 
-fn monotonicity_margin(inst: &Instance, b: Backend) -> Result<Margin> {
+fn monotonicity_margin(inst: &Instance, b: Backend, ev: Eval) -> Result<Margin> {
     let (rho, sigma) = states(inst, b)?;
     let a1 = inst.scalar("alpha")?;
     let a2 = a1 * inst.scalar("ratio")?;
@@ -219,8 +247,8 @@ fn monotonicity_margin(inst: &Instance, b: Backend) -> Result<Margin> {
         if f == Family::Sandwiched && a1 < 0.5 {
             continue; // monotonicity of the sandwiched family is proved for α ≥ ½
         }
-        let (v1, f1) = value_and_factor(&rho, &sigma, &pair, f, a1)?;
-        let (v2, f2) = value_and_factor(&rho, &sigma, &pair, f, a2)?;
+        let (v1, f1) = value_and_factor(&rho, &sigma, &pair, f, a1, ev)?;
+        let (v2, f2) = value_and_factor(&rho, &sigma, &pair, f, a2, ev)?;
         let err =
             rounding(&[&rho, &sigma], &[v1, v2]) * alpha_factor(a1) * alpha_factor(a2) * f1.max(f2);
         m = m.and(Margin::le(v1, v2, err));
@@ -232,36 +260,45 @@ fn monotonicity_margin(inst: &Instance, b: Backend) -> Result<Margin> {
 fn sandwiched_and_petz(
     inst: &Instance,
     b: Backend,
+    ev: Eval,
 ) -> Result<(DensityMatrix, DensityMatrix, f64, f64, f64, f64)> {
     let (rho, sigma) = states(inst, b)?;
     let alpha = inst.scalar("alpha")?;
     let pair = Pair::new(&rho, &sigma)?;
-    let s = pair.renyi(Family::Sandwiched, alpha)?;
-    let (p, f) = value_and_factor(&rho, &sigma, &pair, Family::Petz, alpha)?;
+    let s = ev.renyi(&pair, Family::Sandwiched, alpha)?;
+    let (p, f) = value_and_factor(&rho, &sigma, &pair, Family::Petz, alpha, ev)?;
     let err = rounding(&[&rho, &sigma], &[s, p]) * alpha_factor(alpha) * f;
     Ok((rho, sigma, alpha, s, p, err))
 }
 
-fn order_margin(inst: &Instance, b: Backend) -> Result<Margin> {
-    let (rho, sigma, alpha, s, p, err) = sandwiched_and_petz(inst, b)?;
-    let m = Pair::new(&rho, &sigma)?.renyi(Family::Maximal, alpha)?;
+fn order_margin(inst: &Instance, b: Backend, ev: Eval) -> Result<Margin> {
+    let (rho, sigma, alpha, s, p, err) = sandwiched_and_petz(inst, b, ev)?;
+    let m = ev.renyi(&Pair::new(&rho, &sigma)?, Family::Maximal, alpha)?;
     let err = err + rounding(&[&rho, &sigma], &[m]) * alpha_factor(alpha);
     Ok(Margin::le(s, p, err).and(Margin::le(p, m, err)))
 }
 
-fn petz_below_sandwiched_margin(inst: &Instance, b: Backend) -> Result<Margin> {
-    let (_, _, _, s, p, err) = sandwiched_and_petz(inst, b)?;
+fn petz_below_sandwiched_margin(inst: &Instance, b: Backend, ev: Eval) -> Result<Margin> {
+    let (_, _, _, s, p, err) = sandwiched_and_petz(inst, b, ev)?;
     Ok(Margin::le(p, s, err))
 }
 
 /// `D(ρ‖σ) − D(Φ(ρ)‖Φ(σ))` for `family` (`≥ 0` is data processing).
-fn dpi_margin(inst: &Instance, b: Backend, family: Family) -> Result<Margin> {
+fn dpi_margin(inst: &Instance, b: Backend, family: Family, ev: Eval) -> Result<Margin> {
     let (rho, sigma) = states(inst, b)?;
     let phi: Channel = inst.channel("channel")?;
     let alpha = inst.scalar("alpha")?;
     let (out_r, out_s) = (rho.apply(&phi)?, sigma.apply(&phi)?);
-    let (before, f1) = value_and_factor(&rho, &sigma, &Pair::new(&rho, &sigma)?, family, alpha)?;
-    let (after, f2) = value_and_factor(&out_r, &out_s, &Pair::new(&out_r, &out_s)?, family, alpha)?;
+    let (before, f1) =
+        value_and_factor(&rho, &sigma, &Pair::new(&rho, &sigma)?, family, alpha, ev)?;
+    let (after, f2) = value_and_factor(
+        &out_r,
+        &out_s,
+        &Pair::new(&out_r, &out_s)?,
+        family,
+        alpha,
+        ev,
+    )?;
     let err = rounding(&[&rho, &sigma, &out_r, &out_s], &[before, after])
         * alpha_factor(alpha)
         * f1.max(f2);
@@ -278,7 +315,7 @@ fn dpi_instance(ctx: &SampleContext, rng: &mut ChaCha8Rng, lo: f64, hi: f64) -> 
     inst.with("channel", ch).tagged(how)
 }
 
-fn additivity_margin(inst: &Instance, b: Backend) -> Result<Margin> {
+fn additivity_margin(inst: &Instance, b: Backend, ev: Eval) -> Result<Margin> {
     let (r1, s1) = (inst.state("rho1", b)?, inst.state("sigma1", b)?);
     let (r2, s2) = (inst.state("rho2", b)?, inst.state("sigma2", b)?);
     let alpha = inst.scalar("alpha")?;
@@ -291,9 +328,9 @@ fn additivity_margin(inst: &Instance, b: Backend) -> Result<Margin> {
     );
     let mut m = Margin::new(f64::INFINITY, 0.0);
     for f in Family::ALL {
-        let (a, fa) = value_and_factor(&r, &s, &p, f, alpha)?;
-        let (x, fx) = value_and_factor(&r1, &s1, &p1, f, alpha)?;
-        let (y, fy) = value_and_factor(&r2, &s2, &p2, f, alpha)?;
+        let (a, fa) = value_and_factor(&r, &s, &p, f, alpha, ev)?;
+        let (x, fx) = value_and_factor(&r1, &s1, &p1, f, alpha, ev)?;
+        let (y, fy) = value_and_factor(&r2, &s2, &p2, f, alpha, ev)?;
         let sum = if x.is_infinite() || y.is_infinite() {
             f64::INFINITY
         } else {
@@ -316,8 +353,8 @@ macro_rules! bounded_statement {
             summary: $summary,
             trials: $trials,
             sample: |ctx, rng| Ok(bounded_pair_alpha(ctx, rng, $lo, f64::INFINITY)),
-            margin: |i, b| bounded_divergence_margin(i, b, $family),
-            high_precision: None,
+            margin: |i, b| bounded_divergence_margin(i, b, $family, Eval::Core),
+            high_precision: hp_margin!(|i, b, ev| bounded_divergence_margin(i, b, $family, ev)),
         }
     };
 }
@@ -332,8 +369,8 @@ macro_rules! dpi_statement {
             summary: $summary,
             trials: $trials,
             sample: |ctx, rng| Ok(dpi_instance(ctx, rng, $lo, $hi)),
-            margin: |i, b| dpi_margin(i, b, $family),
-            high_precision: None,
+            margin: |i, b| dpi_margin(i, b, $family, Eval::Core),
+            high_precision: hp_margin!(|i, b, ev| dpi_margin(i, b, $family, ev)),
         }
     };
 }
@@ -349,8 +386,8 @@ pub(crate) fn all() -> Vec<Builtin> {
             summary: "D_max both ways ≤ ε ⇒ D̂_α ≤ (1/(α−1)) ln[(sinh αε − sinh(α−1)ε)/sinh ε]",
             trials: 30000,
             sample: |ctx, rng| Ok(bounded_pair_alpha(ctx, rng, 1.0, f64::INFINITY)),
-            margin: sinh_margin,
-            high_precision: None,
+            margin: |i, b| sinh_margin(i, b, Eval::Core),
+            high_precision: hp_margin!(sinh_margin),
         },
         Builtin {
             name: "bounded-divergence-tight",
@@ -375,8 +412,8 @@ pub(crate) fn all() -> Vec<Builtin> {
                     .with("alpha", sample::alpha(1.0, 1e3, rng))
                     .tagged("two-point"))
             },
-            margin: tight_margin,
-            high_precision: None,
+            margin: |i, b| tight_margin(i, b, Eval::Core),
+            high_precision: hp_margin!(tight_margin),
         },
         Builtin {
             name: "monotonicity-in-alpha",
@@ -388,8 +425,8 @@ pub(crate) fn all() -> Vec<Builtin> {
                 let ratio = sample::alpha(1.0, 1e2, rng);
                 Ok(pair_alpha(ctx, rng, 0.0, 1e2).with("ratio", ratio))
             },
-            margin: monotonicity_margin,
-            high_precision: None,
+            margin: |i, b| monotonicity_margin(i, b, Eval::Core),
+            high_precision: hp_margin!(monotonicity_margin),
         },
         Builtin {
             name: "renyi-family-order",
@@ -398,8 +435,8 @@ pub(crate) fn all() -> Vec<Builtin> {
             summary: "D̃_α ≤ D̄_α ≤ D̂_α for α ∈ (1, 2]",
             trials: 30000,
             sample: |ctx, rng| Ok(pair_alpha(ctx, rng, 1.0, 2.0)),
-            margin: order_margin,
-            high_precision: None,
+            margin: |i, b| order_margin(i, b, Eval::Core),
+            high_precision: hp_margin!(order_margin),
         },
         Builtin {
             name: "petz-below-sandwiched",
@@ -408,8 +445,8 @@ pub(crate) fn all() -> Vec<Builtin> {
             summary: "D̄_α(ρ‖σ) ≤ D̃_α(ρ‖σ)",
             trials: 7500,
             sample: |ctx, rng| Ok(pair_alpha(ctx, rng, 1.0, 1e2)),
-            margin: petz_below_sandwiched_margin,
-            high_precision: None,
+            margin: |i, b| petz_below_sandwiched_margin(i, b, Eval::Core),
+            high_precision: hp_margin!(petz_below_sandwiched_margin),
         },
         dpi_statement!("data-processing-petz", "Petz 1986; Tomamichel 2015, Ch. 4", Expected::Theorem, "D̄_α(Φ(ρ)‖Φ(σ)) ≤ D̄_α(ρ‖σ) for channels Φ, α ∈ [0, 2]", 22500, Family::Petz, 0.0, 2.0),
         dpi_statement!("data-processing-sandwiched", "Frank–Lieb 2013; Beigi 2013", Expected::Theorem, "D̃_α(Φ(ρ)‖Φ(σ)) ≤ D̃_α(ρ‖σ) for channels Φ, α ≥ ½", 22500, Family::Sandwiched, 0.5, 1e3),
@@ -443,8 +480,8 @@ pub(crate) fn all() -> Vec<Builtin> {
                     None => inst.with("alpha", sample::alpha(0.0, 1e2, rng)),
                 })
             },
-            margin: additivity_margin,
-            high_precision: None,
+            margin: |i, b| additivity_margin(i, b, Eval::Core),
+            high_precision: hp_margin!(additivity_margin),
         },
         bounded_statement!("bounded-divergence-petz", "open (the Petz analogue of seed 000, Theorem 22, beyond α = 2)", Expected::Open, "D_max(ρ‖σ), D_max(σ‖ρ) ≤ ε ⇒ D̄_α(ρ‖σ) ≤ ½ε²α for α > 2", 30000, Family::Petz, 2.0),
     ]

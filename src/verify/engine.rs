@@ -711,7 +711,7 @@ pub fn replay_document(text: &str, dir: &Path) -> Result<Replay> {
         margin_nalgebra: m2,
         margin_high_precision: hp,
         recorded_matches,
-        violation: m1.value < -err && m2.value < -err && hp.map_or(true, |v| v < -err),
+        violation: m1.value < -err && m2.value < -err && hp.is_none_or(|v| v < -err),
     })
 }
 

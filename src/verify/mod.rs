@@ -61,12 +61,16 @@
 //! `docs/lemmas.md` ("Writing your own statement") explains the parts in more detail.
 
 pub mod bounds;
+mod builtin_accuracy;
 mod builtin_classical;
 mod builtin_privacy;
 mod builtin_quantum;
+#[cfg(feature = "smooth")]
+mod builtin_smooth;
 mod engine;
 mod instance;
 pub mod real;
+pub mod real_quantum;
 pub mod sample;
 
 pub use engine::{
@@ -285,6 +289,13 @@ impl Statement for Builtin {
         (self.margin)(instance, backend)
     }
     fn margin_high_precision(&self, instance: &Instance) -> Option<Result<f64>> {
+        // the 256-bit Jacobi costs O(sweeps·d³) big-float operations per decomposition
+        let large = instance.items().iter().any(|(_, it)| {
+            matches!(it, Item::State { matrix, .. } if matrix.nrows() > real_quantum::HP_MAX_DIM)
+        });
+        if large {
+            return None;
+        }
         self.high_precision.map(|f| f(instance))
     }
 }
@@ -362,9 +373,21 @@ pub fn builtin() -> Vec<Box<dyn Statement>> {
     builtin_classical::all()
         .into_iter()
         .chain(builtin_quantum::all())
+        .chain(builtin_accuracy::all())
         .chain(builtin_privacy::all())
+        .chain(smooth_statements())
         .map(|b| Box::new(b) as Box<dyn Statement>)
         .collect()
+}
+
+#[cfg(feature = "smooth")]
+fn smooth_statements() -> Vec<Builtin> {
+    builtin_smooth::all()
+}
+
+#[cfg(not(feature = "smooth"))]
+fn smooth_statements() -> Vec<Builtin> {
+    Vec::new()
 }
 
 /// The built-in statement called `name`.

@@ -238,6 +238,50 @@ pub fn state_pair<R: Rng + ?Sized>(d: usize, rng: &mut R) -> (Item, Item, String
     }
 }
 
+/// An ill-conditioned pair for accuracy checks: `ρ = U diag(λ) U†` with `λ` log-uniform in
+/// `[1/κ, 1]`, `κ = 10^{U(0, 12)}` (two eigenvalues pinned at the ends), and `σ` either
+/// independent of the same kind, or nearly equal, `σ = (1 − t)ρ + tω` with `t` log-uniform in
+/// `[1e-12, 1e-1]` and `ω` ill-conditioned too.
+pub fn ill_conditioned_pair<R: Rng + ?Sized>(d: usize, rng: &mut R) -> (Item, Item, String) {
+    let generator = |rng: &mut R| {
+        let kappa = 10f64.powf(rng.random_range(0.0..12.0));
+        let lambda: Vec<f64> = (0..d)
+            .map(|i| match i {
+                0 => 1.0 / kappa,
+                1 => 1.0,
+                _ => log_uniform(1.0 / kappa, 1.0, rng),
+            })
+            .collect();
+        (spectral_generator(&haar_unitary(d, rng), &lambda), kappa)
+    };
+    let (gr, kr) = generator(rng);
+    let (gw, kw) = generator(rng);
+    if rng.random_bool(0.6) {
+        let how = format!("ill-conditioned(κ={kr:.1e},{kw:.1e})");
+        (
+            Item::state_from_generator(gr),
+            Item::state_from_generator(gw),
+            how,
+        )
+    } else {
+        let t = log_uniform(1e-12, 1e-1, rng);
+        let sigma = ndarray::concatenate(
+            ndarray::Axis(1),
+            &[
+                gr.mapv(|z| z * (1.0 - t).sqrt()).view(),
+                gw.mapv(|z| z * t.sqrt()).view(),
+            ],
+        )
+        .unwrap_or_else(|_| gr.clone());
+        let how = format!("nearly-equal(κ={kr:.1e},t={t:.1e})");
+        (
+            Item::state_from_generator(gr),
+            Item::state_from_generator(sigma),
+            how,
+        )
+    }
+}
+
 /// A pair with `D_max(ρ‖σ), D_max(σ‖ρ) ≤ ε` up to the renormalisation: `σ` from a random ensemble
 /// of full rank, `T = U diag(t) U†` with `t ∈ [e^{−ε}, e^{ε}]`, `ρ ∝ σ^{1/2} T σ^{1/2}`.
 pub fn bounded_state_pair<R: Rng + ?Sized>(d: usize, rng: &mut R) -> (Item, Item, String) {
@@ -338,7 +382,7 @@ pub fn channel<R: Rng + ?Sized>(d_in: usize, max_dim: usize, rng: &mut R) -> (It
             }
         }
         _ => {
-            let factor = (2..d_in).find(|f| d_in % f == 0);
+            let factor = (2..d_in).find(|f| d_in.is_multiple_of(*f));
             match factor {
                 Some(a) => {
                     let b = d_in / a;

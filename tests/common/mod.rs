@@ -53,7 +53,11 @@ pub fn close(a: f64, b: f64, rel: f64) -> bool {
 
 /// Run the `qrenyi` binary; returns (exit code, stdout, stderr).
 pub fn run_qrenyi(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_qrenyi"))
+    // option_env!: this module also compiles into test binaries built without the `cli` feature
+    // (which never call this function)
+    #[allow(clippy::option_env_unwrap)]
+    let exe = option_env!("CARGO_BIN_EXE_qrenyi").expect("the qrenyi binary (feature `cli`)");
+    let out = std::process::Command::new(exe)
         .args(args)
         .output()
         .expect("run qrenyi");

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Smooth divergences with cvxpy (Clarabel and SCS) versus `qrenyi smooth`: reference values and timings.
+
+    python3 benches/peers/smooth_peers.py fixture OUT.json          # tests/reference/smooth_cvxpy.json
+    python3 benches/peers/smooth_peers.py bench --qrenyi target/release/qrenyi --dims 2,4,8,16,32
+
+Independent formulation: cvxpy's own complex Hermitian SDP variables (its real embedding, not
+qrenyi's), the same mathematical programs (docs/smooth.md):
+  D_H^eps      = -ln min{Tr Q sigma : 0 <= Q <= I, Tr Q rho >= 1 - eps}
+  D_max^eps    = ln min{t : t sigma >= R >= 0, Tr R <= 1, ball}
+     purified: [[R, X], [X^H, rho]] >= 0, Re Tr X >= sqrt(1 - eps^2)
+     trace:    P >= 0, P >= rho - R, Tr P <= eps
+States: rho, sigma = G G^H / Tr with complex Gaussian G (numpy seed per case), mixed with 1% of I/d.
+`bench` writes the states as qrenyi JSON matrices, times the qrenyi CLI (process included) and both
+cvxpy solvers, and prints one JSON line per (quantity, d): seconds, value, |difference| to
+qrenyi's certified bracket, and failures.  Needs: pip install cvxpy clarabel scs numpy.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import cvxpy as cp
+
+
+def random_state(d, rng, mix=0.01):
+    g = rng.standard_normal((d, d)) + 1j * rng.standard_normal((d, d))
+    r = g @ g.conj().T
+    r /= np.trace(r).real
+    return (1 - mix) * r + mix * np.eye(d) / d
+
+
+def dh(rho, sigma, eps, solver):
+    d = rho.shape[0]
+    q = cp.Variable((d, d), hermitian=True)
+    cons = [q >> 0, np.eye(d) - q >> 0, cp.real(cp.trace(q @ rho)) >= 1 - eps]
+    prob = cp.Problem(cp.Minimize(cp.real(cp.trace(q @ sigma))), cons)
+    prob.solve(solver=solver)
+    return -np.log(prob.value), prob.status
+
+
+def dmax(rho, sigma, eps, ball, solver):
+    d = rho.shape[0]
+    t = cp.Variable()
+    r = cp.Variable((d, d), hermitian=True)
+    cons = [t * sigma - r >> 0, r >> 0, cp.real(cp.trace(r)) <= 1]
+    if ball == "purified":
+        x = cp.Variable((d, d), complex=True)
+        cons += [cp.bmat([[r, x], [x.H, rho]]) >> 0,
+                 cp.real(cp.trace(x)) >= np.sqrt(1 - eps ** 2)]
+    else:
+        p = cp.Variable((d, d), hermitian=True)
+        cons += [p >> 0, p - rho + r >> 0, cp.real(cp.trace(p)) <= eps]
+    prob = cp.Problem(cp.Minimize(t), cons)
+    prob.solve(solver=solver)
+    return np.log(prob.value), prob.status
+
+
+CASES = [("hypothesis-testing", None, 0.05), ("hypothesis-testing", None, 0.2),
+         ("dmax", "purified", 0.1), ("dmax", "trace", 0.1)]
+
+
+def solve(kind, ball, eps, rho, sigma, solver):
+    if kind == "hypothesis-testing":
+        return dh(rho, sigma, eps, solver)
+    return dmax(rho, sigma, eps, ball, solver)
+
+
+def fixture(out):
+    cases = []
+    for d in (2, 3, 4):
+        for k, (kind, ball, eps) in enumerate(CASES):
+            rng = np.random.default_rng(1000 * d + k)
+            rho, sigma = random_state(d, rng), random_state(d, rng)
+            v, st = solve(kind, ball, eps, rho, sigma, cp.CLARABEL)
+            vs, sts = solve(kind, ball, eps, rho, sigma, cp.SCS)
+            cases.append({"kind": kind, "ball": ball, "epsilon": eps, "d": d,
+                          "rho": {"re": rho.real.tolist(), "im": rho.imag.tolist()},
+                          "sigma": {"re": sigma.real.tolist(), "im": sigma.imag.tolist()},
+                          "clarabel": v, "clarabel_status": st, "scs": vs, "scs_status": sts})
+    with open(out, "w") as f:
+        json.dump({"generator": "benches/peers/smooth_peers.py fixture",
+                   "cvxpy": cp.__version__, "cases": cases}, f, indent=1)
+
+
+def timed(f, *a):
+    t = time.perf_counter()
+    try:
+        v, st = f(*a)
+    except Exception as e:  # solver failure counts as a failure, reported
+        return time.perf_counter() - t, None, f"error: {type(e).__name__}"
+    return time.perf_counter() - t, v, st
+
+
+def bench(qrenyi, dims, reps, only):
+    tmp = tempfile.mkdtemp()
+    for d in dims:
+        for k, (kind, ball, eps) in enumerate(CASES[1:]):
+            if only and only not in kind + (f"/{ball}" if ball else ""):
+                continue
+            rng = np.random.default_rng(7 * d + k)
+            rho, sigma = random_state(d, rng), random_state(d, rng)
+            paths = []
+            for name, m in (("rho", rho), ("sigma", sigma)):
+                p = os.path.join(tmp, f"{name}_{d}.json")
+                json.dump({"re": m.real.tolist(), "im": m.imag.tolist()}, open(p, "w"))
+                paths.append(p)
+            cmd = [qrenyi, "smooth", "--kind", kind, "--epsilon", str(eps), "--rho", paths[0],
+                   "--sigma", paths[1], "--json"] + (["--ball", ball] if ball else [])
+            best, out = float("inf"), None
+            for _ in range(reps):
+                t = time.perf_counter()
+                res = subprocess.run(cmd, capture_output=True, text=True)
+                best = min(best, time.perf_counter() - t)
+                out = res
+            row = {"quantity": kind + (f"/{ball}" if ball else ""), "d": d, "epsilon": eps,
+                   "qrenyi_s": best}
+            if out.returncode == 0:
+                q = json.loads(out.stdout)
+                row.update(value=q["value"], width=q["upper"] - q["lower"])
+                lo, hi = q["lower"], q["upper"]
+            else:
+                row.update(qrenyi_error=out.stderr.strip())
+                lo = hi = None
+            for name, solver in (("clarabel", cp.CLARABEL), ("scs", cp.SCS)):
+                t, v, st = timed(solve, kind, ball, eps, rho, sigma, solver)
+                row[f"{name}_s"] = t
+                row[f"{name}_status"] = st
+                if v is not None and lo is not None:
+                    row[f"{name}_outside_bracket"] = max(0.0, lo - v, v - hi)
+            print(json.dumps(row), flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    f = sub.add_parser("fixture")
+    f.add_argument("out")
+    b = sub.add_parser("bench")
+    b.add_argument("--qrenyi", default="target/release/qrenyi")
+    b.add_argument("--dims", default="2,4,8,16,32")
+    b.add_argument("--reps", type=int, default=3)
+    b.add_argument("--only", default="", help="substring of the quantity name, e.g. hypothesis")
+    a = ap.parse_args()
+    if a.cmd == "fixture":
+        fixture(a.out)
+    else:
+        bench(a.qrenyi, [int(x) for x in a.dims.split(",")], a.reps, a.only)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,259 @@
+//! Eigenvalues of graded positive semidefinite matrices `H = D C D`, `D = diag(μ_j^p)`, to high
+//! *relative* accuracy, with `D` kept in logarithmic form (so that `μ^p` may lie far outside the
+//! range of `f64`, e.g. `0.3^{10²⁰}`).
+//!
+//! Method (Demmel & Veselić, SIAM J. Matrix Anal. Appl. 13 (1992); Veselić & Hari 1989):
+//!
+//! 1. **Pivoted Cholesky** `Pᵀ H P = L L†` with diagonal pivoting. Because `D` is diagonal, the
+//!    Schur complements of `H` are `D S D` with `S` the Schur complements of `C`, so the pivots are
+//!    chosen by comparing `2p ln μ_j + ln S_jj` and the factor is `L = D_P L_C`, `L_C` computed
+//!    from `C` alone (no scaled entry is ever formed).
+//! 2. **One-sided Jacobi** on the columns of `L`: each column is stored as a unit vector `u_k`
+//!    and a log-scale `a_k = p ln μ_{π(k)} + o_k` (`π(k)` the pivot of step `k`). A rotation of
+//!    columns `x = e^a u`, `y = e^b v` (`a ≥ b`, `κ = e^{b−a} ≤ 1`) only needs `κ`, `u†v`: with
+//!    `N = κ² − 1`, `τ = sign(N)·2|u†v| / (|N| + √(4κ²|u†v|² + N²))`, `t = κτ`, `c = 1/√(1+t²)`,
+//!    `s = ct` and `ṽ = e^{−i arg u†v} v`: `u ← c u − sκ ṽ`, `v ← c(τ u + ṽ)` — every quantity is
+//!    bounded, and the scales are untouched. When the columns are orthogonal (`|u†v| ≤ n ε` for all
+//!    pairs) the singular values of `L` are `e^{a_k}` and `H`'s eigenvalues are
+//!    `ν_k = μ_{π(k)}^{2p} e^{2 o_k}`, with eigenvectors `P u_k`.
+//!
+//! Accuracy: with `Ĉ = diag(C)^{−1/2} C diag(C)^{−1/2}` the eigenvalues of `H` move relatively by at
+//! most `κ(Ĉ)·η` under perturbations `|δC_ij| ≤ η √(C_ii C_jj)` (Demmel–Veselić, Thm 2.3), and this
+//! algorithm attains that, independently of `D` (ibid., §4). The result is returned split as
+//! `(π(k), 2 o_k)`, so callers can form `ν_k^α = μ^{2pα} e^{2α o_k}` without overflow.
+
+use super::EPS;
+use crate::error::{Error, Result};
+use ndarray::{Array2, ArrayView2};
+use num_complex::Complex64;
+
+/// Maximal number of Jacobi sweeps (convergence is quadratic; a few sweeps are typical).
+const MAX_SWEEPS: usize = 80;
+
+/// The nonzero eigenvalues of a graded PSD matrix, in factored logarithmic form.
+#[derive(Clone, Debug)]
+pub struct GradedSpectrum {
+    /// For each eigenvalue, the index `j` whose `μ_j^{2p}` is its scale.
+    pub base: Vec<usize>,
+    /// For each eigenvalue, `ln(ν_k / μ_{base_k}^{2p})`.
+    pub log_rest: Vec<f64>,
+    /// Unit eigenvectors of `H` (columns, original coordinates), when requested.
+    pub vectors: Option<Array2<Complex64>>,
+}
+
+impl GradedSpectrum {
+    /// `ln ν_k` (may be ±∞ or beyond the `f64` range of `ν_k` itself; `2p ln μ` is evaluated once).
+    pub fn ln_values(&self, ln_mu: &[f64], p: f64) -> Vec<f64> {
+        self.base
+            .iter()
+            .zip(&self.log_rest)
+            .map(|(&j, r)| scaled(2.0 * p, ln_mu[j]) + r)
+            .collect()
+    }
+}
+
+/// `p·x` with `0·∞` read as 0 (a zero log-scale difference stays zero for any `p`).
+fn scaled(p: f64, x: f64) -> f64 {
+    if x == 0.0 {
+        0.0
+    } else {
+        p * x
+    }
+}
+
+/// Eigenvalues (and optionally eigenvectors) of `H = D C D`, `D = diag(e^{p ln μ_j})`, for `C`
+/// Hermitian PSD (`n × n`) of rank at most `rank`, to relative accuracy `O(n ε κ(Ĉ))` (module
+/// docs). `ln_mu` has `n` finite entries; `p` may be any real number including ±∞ (the grading
+/// is then lexicographic). Schur-complement pivots of `C` at or below `max(floor, n ε max_j C_jj)`
+/// count as zero (the rank is exhausted); such eigenvalues are omitted.
+pub fn graded_psd_eigen(
+    c: ArrayView2<Complex64>,
+    ln_mu: &[f64],
+    p: f64,
+    rank: usize,
+    floor: f64,
+    vectors: bool,
+) -> Result<GradedSpectrum> {
+    let n = c.nrows();
+    debug_assert_eq!(c.ncols(), n);
+    debug_assert_eq!(ln_mu.len(), n);
+    // log-scale of row i relative to row j: p (ln μ_i − ln μ_j)
+    let rel = |i: usize, j: usize| scaled(p, ln_mu[i] - ln_mu[j]);
+    // 1. pivoted Cholesky of C with H's pivot order
+    let mut s = c.to_owned();
+    let mut done = vec![false; n];
+    let mut piv: Vec<usize> = Vec::with_capacity(rank.min(n));
+    let mut lc: Vec<Vec<Complex64>> = Vec::with_capacity(rank.min(n));
+    let cmax = (0..n).map(|j| c[[j, j]].re).fold(0.0, f64::max);
+    // Schur diagonals at or below rounding of C are zeros (rank exhausted)
+    let floor = floor.max(n as f64 * EPS * cmax);
+    while piv.len() < rank.min(n) {
+        let mut best: Option<usize> = None;
+        for j in (0..n).filter(|&j| !done[j] && s[[j, j]].re > floor) {
+            best = match best {
+                None => Some(j),
+                Some(b) => {
+                    let key = 2.0 * rel(j, b) + (s[[j, j]].re / s[[b, b]].re).ln();
+                    Some(if key > 0.0 { j } else { b })
+                }
+            };
+        }
+        let Some(k) = best else { break };
+        done[k] = true;
+        let d = s[[k, k]].re.sqrt();
+        let col: Vec<Complex64> = (0..n)
+            .map(|i| {
+                if done[i] && i != k {
+                    Complex64::new(0.0, 0.0)
+                } else if i == k {
+                    Complex64::new(d, 0.0)
+                } else {
+                    s[[i, k]] / d
+                }
+            })
+            .collect();
+        for i in (0..n).filter(|&i| !done[i]) {
+            for j in (0..n).filter(|&j| !done[j]) {
+                s[[i, j]] -= col[i] * col[j].conj();
+            }
+        }
+        piv.push(k);
+        lc.push(col);
+    }
+    // 2. columns of L = D L_C as (unit vector, offset o_k); scale a_k = p ln μ_{piv k} + o_k
+    let r = piv.len();
+    let mut u: Vec<Vec<Complex64>> = Vec::with_capacity(r);
+    let mut off: Vec<f64> = Vec::with_capacity(r);
+    for (col, &k) in lc.iter().zip(&piv) {
+        let dk = col[k].re;
+        let v: Vec<Complex64> = col
+            .iter()
+            .enumerate()
+            .map(|(i, z)| {
+                if z.norm() == 0.0 {
+                    return Complex64::new(0.0, 0.0);
+                }
+                let ratio = z / dk;
+                let mag = (rel(i, k) + ratio.norm().ln()).exp();
+                ratio / ratio.norm() * mag
+            })
+            .collect();
+        let norm = v.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+        u.push(v.iter().map(|z| z / norm).collect());
+        off.push(dk.ln() + norm.ln());
+    }
+    // 3. one-sided Jacobi on the scaled columns
+    let tol = (n.max(2) as f64) * EPS;
+    let mut converged = r < 2;
+    for _ in 0..MAX_SWEEPS {
+        if converged {
+            break;
+        }
+        let mut rotated = false;
+        for x in 0..r {
+            for y in x + 1..r {
+                if off[x] == f64::NEG_INFINITY || off[y] == f64::NEG_INFINITY {
+                    continue;
+                }
+                // orient so that column `a` has the larger scale
+                let delta = rel(piv[y], piv[x]) + (off[y] - off[x]);
+                let (a, b) = if delta <= 0.0 { (x, y) } else { (y, x) };
+                let kappa = (-delta.abs()).exp();
+                let g: Complex64 = u[a].iter().zip(&u[b]).map(|(p, q)| p.conj() * q).sum();
+                let gabs = g.norm();
+                if gabs <= tol {
+                    continue;
+                }
+                rotated = true;
+                let phase = g.conj() / gabs;
+                let nn = kappa * kappa - 1.0;
+                let tau = if nn < 0.0 {
+                    -2.0 * gabs / (-nn + (4.0 * kappa * kappa * gabs * gabs + nn * nn).sqrt())
+                } else {
+                    1.0 // κ = 1: a 45° rotation (t = 1)
+                };
+                let t = kappa * tau;
+                let cs = 1.0 / (1.0 + t * t).sqrt();
+                let sn = cs * t;
+                let (lo, hi) = u.split_at_mut(a.max(b));
+                let (ua, ub) = if a < b {
+                    (&mut lo[a], &mut hi[0])
+                } else {
+                    (&mut hi[0], &mut lo[b])
+                };
+                let mut na = 0.0;
+                let mut nb = 0.0;
+                for (pa, pb) in ua.iter_mut().zip(ub.iter_mut()) {
+                    let vt = *pb * phase;
+                    let xa = *pa * cs - vt * (sn * kappa);
+                    let xb = (*pa * tau + vt) * cs;
+                    na += xa.norm_sqr();
+                    nb += xb.norm_sqr();
+                    *pa = xa;
+                    *pb = xb;
+                }
+                for (col, nrm) in [(a, na.sqrt()), (b, nb.sqrt())] {
+                    off[col] += nrm.ln();
+                    if nrm > 0.0 {
+                        u[col].iter_mut().for_each(|z| *z /= nrm);
+                    }
+                }
+            }
+        }
+        converged = !rotated;
+    }
+    if !converged {
+        return Err(Error::Eigensolver {
+            backend: "graded Jacobi",
+            reason: format!("no convergence in {MAX_SWEEPS} sweeps (n = {n})"),
+        });
+    }
+    let keep: Vec<usize> = (0..r).filter(|&k| off[k] > f64::NEG_INFINITY).collect();
+    let vecs = vectors.then(|| Array2::from_shape_fn((n, keep.len()), |(i, k)| u[keep[k]][i]));
+    Ok(GradedSpectrum {
+        base: keep.iter().map(|&k| piv[k]).collect(),
+        log_rest: keep.iter().map(|&k| 2.0 * off[k]).collect(),
+        vectors: vecs,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `graded_psd_eigen` on an ungraded matrix (`p = 0`) agrees with the characteristic
+    /// polynomial of a 2 × 2 matrix, and on a strongly graded one with the closed form
+    /// `ν ≈ μ^{2p}·(Schur pivots)`.
+    #[test]
+    fn graded_psd_eigen_two_by_two() {
+        let c = ndarray::arr2(&[
+            [Complex64::new(0.6, 0.0), Complex64::new(0.1, 0.05)],
+            [Complex64::new(0.1, -0.05), Complex64::new(0.4, 0.0)],
+        ]);
+        let lm = [0.3f64.ln(), 0.7f64.ln()];
+        let sp = graded_psd_eigen(c.view(), &lm, 0.0, 2, 0.0, true).unwrap();
+        let mut nu: Vec<f64> = sp.ln_values(&lm, 0.0).iter().map(|x| x.exp()).collect();
+        nu.sort_by(f64::total_cmp);
+        let (tr, det): (f64, f64) = (1.0, 0.24 - 0.0125);
+        let disc = (tr * tr - 4.0 * det).sqrt();
+        assert!((nu[0] - (tr - disc) / 2.0).abs() < 1e-15);
+        assert!((nu[1] - (tr + disc) / 2.0).abs() < 1e-15);
+        // p = 1e6: ν_1 = 0.7^{2e6}·0.4, ν_2 = 0.3^{2e6}·(0.6 − 0.0125/0.4) (to relative 1e-300)
+        let p = 1e6;
+        let sp = graded_psd_eigen(c.view(), &lm, p, 2, 0.0, false).unwrap();
+        let mut ln = sp.ln_values(&lm, p);
+        ln.sort_by(f64::total_cmp);
+        let want = [
+            2.0 * p * lm[0] + (0.6f64 - 0.0125 / 0.4).ln(),
+            2.0 * p * lm[1] + 0.4f64.ln(),
+        ];
+        for (a, b) in ln.iter().zip(want) {
+            assert!((a - b).abs() < 1e-9 * b.abs(), "{a} vs {b}");
+        }
+        let rest: Vec<f64> = sp.log_rest.clone();
+        assert!(rest.iter().any(|r| (r - 0.4f64.ln()).abs() < 1e-14));
+        assert!(rest
+            .iter()
+            .any(|r| (r - (0.6f64 - 0.0125 / 0.4).ln()).abs() < 1e-14));
+    }
+}

@@ -1,0 +1,419 @@
+//! Smooth divergences (src/smooth, docs/smooth.md): closed forms, limits, monotonicity, data
+//! processing, and brackets against an independent formulation (tests/reference/smooth_cvxpy.json).
+#![cfg(feature = "smooth")]
+
+use qrenyi::divergence::{classical, Pair};
+use qrenyi::smooth::{self, Ball, Bracket};
+use qrenyi::state::{Channel, DensityMatrix};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn random_prob(n: usize, rng: &mut ChaCha8Rng) -> Vec<f64> {
+    let v: Vec<f64> = (0..n).map(|_| rng.random::<f64>() + 0.05).collect();
+    let s: f64 = v.iter().sum();
+    v.iter().map(|x| x / s).collect()
+}
+
+/// Neyman–Pearson: the optimal classical test fills the outcomes by decreasing p/q.
+fn neyman_pearson(p: &[f64], q: &[f64], eps: f64) -> f64 {
+    let mut idx: Vec<usize> = (0..p.len()).collect();
+    idx.sort_by(|&i, &j| (p[j] * q[i]).total_cmp(&(p[i] * q[j])));
+    let (mut need, mut beta) = (1.0 - eps, 0.0);
+    for i in idx {
+        if need <= 0.0 {
+            break;
+        }
+        let take = (need / p[i]).min(1.0);
+        beta += take * q[i];
+        need -= take * p[i];
+    }
+    -beta.ln()
+}
+
+/// `(1 − w)ρ + w I/d`.
+fn mixed(rho: DensityMatrix, w: f64) -> DensityMatrix {
+    let d = rho.dim();
+    DensityMatrix::mixture(
+        &[1.0 - w, w],
+        &[rho, DensityMatrix::maximally_mixed(d).unwrap()],
+    )
+    .unwrap()
+}
+
+fn contains(b: &Bracket, x: f64, tol: f64) -> bool {
+    b.lower - tol <= x && x <= b.upper + tol
+}
+
+#[test]
+fn hypothesis_testing_commuting_is_neyman_pearson() {
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    for &n in &[2usize, 3, 5, 8] {
+        for &eps in &[0.0, 0.01, 0.1, 0.5] {
+            let (p, q) = (random_prob(n, &mut rng), random_prob(n, &mut rng));
+            let b = smooth::hypothesis_testing(
+                &DensityMatrix::diagonal(&p).unwrap(),
+                &DensityMatrix::diagonal(&q).unwrap(),
+                eps,
+            )
+            .unwrap();
+            let np = neyman_pearson(&p, &q, eps);
+            println!("n={n} eps={eps} {b:?} np={np}");
+            assert!(contains(&b, np, 1e-12), "n={n} ε={eps}: {b:?} vs {np}");
+        }
+    }
+}
+
+#[test]
+fn dmax_trace_ball_commuting_is_definition_11() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    for &n in &[2usize, 3, 6] {
+        for &delta in &[0.01, 0.1, 0.3] {
+            let (p, q) = (random_prob(n, &mut rng), random_prob(n, &mut rng));
+            let b = smooth::classical::smooth_max(&p, &q, delta).unwrap();
+            let exact = classical::approx_max_divergence(&p, &q, delta).unwrap();
+            println!("n={n} δ={delta} {b:?} exact={exact}");
+            assert!(contains(&b, exact, 1e-12), "{b:?} vs {exact}");
+        }
+    }
+}
+
+#[test]
+fn dmax_purified_smoke() {
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    for &d in &[2usize, 4, 8] {
+        let rho = DensityMatrix::random_bures(d, &mut rng).unwrap();
+        let sigma = DensityMatrix::random_bures(d, &mut rng).unwrap();
+        for ball in [Ball::Purified, Ball::Trace] {
+            let b = smooth::max_divergence(&rho, &sigma, 0.1, ball).unwrap();
+            let dmax = Pair::new(&rho, &sigma)
+                .unwrap()
+                .max_relative_entropy()
+                .unwrap();
+            println!("d={d} {ball:?} {b:?} width={:.2e} dmax={dmax}", b.width());
+            assert!(b.upper <= dmax + 1e-9);
+        }
+        let b = smooth::hypothesis_testing(&rho, &sigma, 0.1).unwrap();
+        println!("d={d} DH {b:?} width={:.2e}", b.width());
+    }
+}
+
+#[test]
+fn smooth_renyi_smoke() {
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    for &n in &[2usize, 5, 20] {
+        let (p, q) = (random_prob(n, &mut rng), random_prob(n, &mut rng));
+        for &alpha in &[1.5, 2.0, 5.0] {
+            let b = smooth::classical::smooth_renyi(&p, &q, alpha, 0.05).unwrap();
+            let d = classical::renyi(&p, &q, alpha).unwrap();
+            println!("n={n} α={alpha} {b:?} width={:.2e} D={d}", b.width());
+            assert!(b.upper <= d + 1e-12);
+        }
+    }
+    let _ = Channel::depolarizing(2, 0.1);
+}
+
+fn pure(v: &[(f64, f64)]) -> DensityMatrix {
+    let psi: Vec<num_complex::Complex64> = v
+        .iter()
+        .map(|&(a, b)| num_complex::Complex64::new(a, b))
+        .collect();
+    let n: f64 = psi.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+    DensityMatrix::pure(&psi.iter().map(|z| z / n).collect::<Vec<_>>()).unwrap()
+}
+
+/// Two pure states at angle θ (cos²θ = |⟨ψ|φ⟩|²): the optimal test is the projector onto a vector
+/// rotated away from φ by a_ε = arccos √(1−ε), so β = cos²(θ + a_ε) (0 once θ + a_ε ≥ π/2).
+#[test]
+fn hypothesis_testing_pure_states_closed_form() {
+    let psi = pure(&[(1.0, 0.0), (0.0, 0.0)]);
+    for &(theta, eps) in &[(0.3f64, 0.05f64), (0.7, 0.1), (0.2, 0.01), (1.0, 0.2)] {
+        let phi = pure(&[(theta.cos(), 0.0), (0.0, theta.sin())]);
+        let b = smooth::hypothesis_testing(&psi, &phi, eps).unwrap();
+        let a = (1.0 - eps).sqrt().acos();
+        let exact = -(theta + a).cos().powi(2).ln();
+        assert!(
+            contains(&b, exact, 1e-9),
+            "θ={theta} ε={eps}: {b:?} vs {exact}"
+        );
+    }
+}
+
+/// ε = 0: D_H^0 = −ln Tr Π_ρ σ (ρ rank-deficient); ε → 0: D_max^ε → D_max from below.
+#[test]
+fn epsilon_to_zero_limits() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    for d in [2usize, 3, 4] {
+        let psi = DensityMatrix::random_pure(d, &mut rng).unwrap();
+        let sigma = mixed(
+            DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap(),
+            0.05,
+        );
+        let b = smooth::hypothesis_testing(&psi, &sigma, 0.0).unwrap();
+        let proj_sigma: f64 = (0..d)
+            .flat_map(|i| (0..d).map(move |j| (i, j)))
+            .map(|(i, j)| (psi.matrix()[[i, j]] * sigma.matrix()[[j, i]]).re)
+            .sum();
+        assert!(contains(&b, -proj_sigma.ln(), 1e-9), "{b:?}");
+
+        let rho = DensityMatrix::random_bures(d, &mut rng).unwrap();
+        let dmax = Pair::new(&rho, &sigma)
+            .unwrap()
+            .max_relative_entropy()
+            .unwrap();
+        let mut prev = f64::NEG_INFINITY;
+        for eps in [0.1, 0.01, 1e-3] {
+            let b = smooth::max_divergence(&rho, &sigma, eps, Ball::Purified).unwrap();
+            assert!(
+                b.upper <= dmax + 1e-9 && b.upper >= prev - 1e-6,
+                "{eps}: {b:?}"
+            );
+            prev = b.lower;
+        }
+        assert!(
+            dmax - prev < 0.05 * dmax.abs().max(1.0),
+            "D_max^1e-3 = {prev} vs D_max = {dmax}"
+        );
+    }
+}
+
+/// D_H^ε is nondecreasing and D_max^ε nonincreasing in ε (certified ends compared).
+#[test]
+fn monotone_in_epsilon() {
+    let mut rng = ChaCha8Rng::seed_from_u64(6);
+    let rho = DensityMatrix::random_bures(3, &mut rng).unwrap();
+    let sigma = DensityMatrix::random_hilbert_schmidt(3, 3, &mut rng).unwrap();
+    let eps = [0.02, 0.1, 0.3, 0.6];
+    for w in eps.windows(2) {
+        let (a, b) = (
+            smooth::hypothesis_testing(&rho, &sigma, w[0]).unwrap(),
+            smooth::hypothesis_testing(&rho, &sigma, w[1]).unwrap(),
+        );
+        assert!(a.lower <= b.upper, "D_H: {a:?} then {b:?}");
+        for ball in [Ball::Purified, Ball::Trace, Ball::TraceUnbounded] {
+            let (a, b) = (
+                smooth::max_divergence(&rho, &sigma, w[0], ball).unwrap(),
+                smooth::max_divergence(&rho, &sigma, w[1], ball).unwrap(),
+            );
+            assert!(b.lower <= a.upper, "{ball:?}: {a:?} then {b:?}");
+        }
+    }
+}
+
+/// Data processing under random channels: D(Φρ‖Φσ) ≤ D(ρ‖σ) for D_H^ε and D_max^ε (both balls).
+#[test]
+fn data_processing_random_channels() {
+    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    for _ in 0..4 {
+        let d = 3;
+        let rho = mixed(DensityMatrix::random_bures(d, &mut rng).unwrap(), 0.05);
+        let sigma = mixed(
+            DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap(),
+            0.05,
+        );
+        let ch = Channel::random(d, 2, 3, &mut rng).unwrap();
+        let (fr, fs) = (rho.apply(&ch).unwrap(), sigma.apply(&ch).unwrap());
+        let eps = 0.1;
+        let (a, b) = (
+            smooth::hypothesis_testing(&fr, &fs, eps).unwrap(),
+            smooth::hypothesis_testing(&rho, &sigma, eps).unwrap(),
+        );
+        assert!(a.lower <= b.upper, "D_H: {a:?} vs {b:?}");
+        for ball in [Ball::Purified, Ball::Trace] {
+            let (a, b) = (
+                smooth::max_divergence(&fr, &fs, eps, ball).unwrap(),
+                smooth::max_divergence(&rho, &sigma, eps, ball).unwrap(),
+            );
+            assert!(a.lower <= b.upper, "{ball:?}: {a:?} vs {b:?}");
+        }
+    }
+}
+
+/// Certified width target, complex data, states with λ_min ≥ 0.05/d (ill-conditioned σ: docs/smooth.md).
+#[test]
+fn width_target() {
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    for d in [2usize, 4, 8] {
+        let rho = mixed(
+            DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap(),
+            0.05,
+        );
+        let sigma = mixed(
+            DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap(),
+            0.05,
+        );
+        for b in [
+            smooth::hypothesis_testing(&rho, &sigma, 0.05).unwrap(),
+            smooth::max_divergence(&rho, &sigma, 0.1, Ball::Purified).unwrap(),
+            smooth::max_divergence(&rho, &sigma, 0.1, Ball::Trace).unwrap(),
+        ] {
+            assert!(b.width() <= 1e-6 * b.value.abs().max(1.0), "d={d}: {b:?}");
+        }
+    }
+}
+
+/// Bad input: typed errors, never a panic.
+#[test]
+fn bad_input_errors() {
+    let r = DensityMatrix::maximally_mixed(2).unwrap();
+    let s = DensityMatrix::maximally_mixed(3).unwrap();
+    assert!(matches!(
+        smooth::hypothesis_testing(&r, &s, 0.1),
+        Err(qrenyi::Error::DimensionMismatch { .. })
+    ));
+    for e in [-0.1, 1.0, f64::NAN] {
+        assert!(matches!(
+            smooth::hypothesis_testing(&r, &r, e),
+            Err(qrenyi::Error::InvalidParameter { .. })
+        ));
+    }
+    assert!(matches!(
+        smooth::max_divergence(&r, &r, 0.0, Ball::Purified),
+        Err(qrenyi::Error::InvalidParameter { .. })
+    ));
+    assert!(matches!(
+        smooth::classical::smooth_renyi(&[0.5, 0.5], &[0.5, 0.5], 0.5, 0.1),
+        Err(qrenyi::Error::AlphaOutOfRange { .. })
+    ));
+}
+
+/// Brackets against an independent formulation: cvxpy's own complex SDP solved by Clarabel
+/// (tests/reference/smooth_cvxpy.json, from `benches/peers/smooth_peers.py fixture`). The cvxpy
+/// value carries its solver's tolerance (≈1e-7 relative), so it must lie within that of the
+/// bracket when cvxpy reports "optimal"; SCS and inaccurate answers are recorded for the docs.
+#[test]
+fn brackets_contain_cvxpy_clarabel() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/reference/smooth_cvxpy.json"
+    ))
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let state = |m: &serde_json::Value| {
+        let jm: qrenyi::io::JsonMatrix = serde_json::from_value(m.clone()).unwrap();
+        DensityMatrix::new(jm.to_array().unwrap()).unwrap()
+    };
+    let cases = v["cases"].as_array().unwrap();
+    assert!(cases.len() >= 12);
+    for c in cases {
+        let (rho, sigma) = (state(&c["rho"]), state(&c["sigma"]));
+        let eps = c["epsilon"].as_f64().unwrap();
+        let b = match (c["kind"].as_str().unwrap(), c["ball"].as_str()) {
+            ("hypothesis-testing", _) => smooth::hypothesis_testing(&rho, &sigma, eps),
+            (_, Some("purified")) => smooth::max_divergence(&rho, &sigma, eps, Ball::Purified),
+            _ => smooth::max_divergence(&rho, &sigma, eps, Ball::Trace),
+        }
+        .unwrap();
+        let reference = c["clarabel"].as_f64().unwrap();
+        if c["clarabel_status"] != "optimal" {
+            // cvxpy+Clarabel's own "inaccurate" answers are reported in docs/smooth.md, not trusted
+            continue;
+        }
+        assert!(
+            contains(&b, reference, 2e-7 * reference.abs().max(1.0)),
+            "{} {:?} d={}: {b:?} vs cvxpy {reference}",
+            c["kind"],
+            c["ball"],
+            c["d"]
+        );
+    }
+}
+
+/// CLI: exact JSON keys, `--base 2` adds `"base"`, bad input is one `error:` line and exit 2.
+#[test]
+fn cli_smooth_json_and_errors() {
+    let dir = std::env::temp_dir().join(format!("qrenyi-smooth-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (r, s) = (dir.join("r.json"), dir.join("s.json"));
+    std::fs::write(
+        &r,
+        r#"{"re": [[0.7, 0.1], [0.1, 0.3]], "im": [[0, 0.05], [-0.05, 0]]}"#,
+    )
+    .unwrap();
+    std::fs::write(&s, r#"{"re": [[0.5, 0], [0, 0.5]]}"#).unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_qrenyi"))
+            .arg("smooth")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let (rs, ss) = (r.to_str().unwrap(), s.to_str().unwrap());
+    for (kind, ball, keys) in [
+        (
+            "hypothesis-testing",
+            None,
+            vec!["epsilon", "kind", "lower", "upper", "value"],
+        ),
+        (
+            "dmax",
+            Some("trace"),
+            vec!["ball", "epsilon", "kind", "lower", "upper", "value"],
+        ),
+    ] {
+        let mut a = vec![
+            "--kind",
+            kind,
+            "--epsilon",
+            "0.1",
+            "--rho",
+            rs,
+            "--sigma",
+            ss,
+            "--json",
+        ];
+        if let Some(b) = ball {
+            a.extend(["--ball", b]);
+        }
+        let out = run(&a);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut got: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        got.sort();
+        assert_eq!(got, keys);
+        let (l, x, u) = (
+            v["lower"].as_f64().unwrap(),
+            v["value"].as_f64().unwrap(),
+            v["upper"].as_f64().unwrap(),
+        );
+        assert!(l <= x && x <= u);
+    }
+    let out = run(&[
+        "--kind",
+        "dmax",
+        "--epsilon",
+        "1.5",
+        "--rho",
+        rs,
+        "--sigma",
+        ss,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error:") && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
+    let out = run(&[
+        "--kind",
+        "smooth-renyi",
+        "--epsilon",
+        "0.05",
+        "--p",
+        "0.6,0.4",
+        "--q",
+        "0.3,0.7",
+        "--alpha",
+        "2,inf",
+        "--json",
+        "--base",
+        "2",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["base"], "2");
+    assert_eq!(v["values"].as_array().unwrap().len(), 2);
+    std::fs::remove_dir_all(&dir).ok();
+}

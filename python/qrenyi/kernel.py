@@ -75,13 +75,16 @@ def gaussian_experiment(*, dim=30, n=(200, 400, 600), runs=5, alpha=(2, 6, 12), 
     to write runs.csv, curves.csv, summary.md (and the figures when built with plotting), as the
     CLI's ``--out``.
 
-    The result has ``runs`` (one dict per row of runs.csv: delta_sens, epsilon, delta, sigma, n,
+    The result has ``runs`` (one dict per row of runs.csv — the λ grid plus each mechanism's
+    (ε,δ)-DP λ values: delta_sens, epsilon, delta, sigma, n,
     run, alpha, lambda, divergence, bandwidth), ``curves`` (per row of curves.csv: …, n, alpha,
     lambda, mean, std, renyi_exact), ``summary`` (summary.md) and ``files`` (paths written).
 
     >>> r = gaussian_experiment(dim=2, n=[20], runs=2, alpha=[2], lambdas=[0.01])
-    >>> len(r.runs), len(r.curves), sorted(r.curves[0])[:3]
-    (8, 4, ['alpha', 'delta', 'delta_sens'])
+    >>> len(r.curves), sorted(r.curves[0])[:3]    # 4 mechanisms × 1 n × 1 α × 1 λ
+    (4, ['alpha', 'delta', 'delta_sens'])
+    >>> len(r.runs) > 8    # runs.csv also holds each mechanism's DP λ values
+    True
     """
     return Result(
         _qrenyi.gaussian_experiment(

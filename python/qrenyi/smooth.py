@@ -83,7 +83,7 @@ def dmax(rho, sigma, epsilon, *, ball="purified", base="e"):
 
 def smooth_renyi(p, q, delta, alpha, *, base="e"):
     """Seed 000's classical smooth Rényi divergence D_α^δ(P‖Q) (Definition 12, α > 1; α = ∞:
-    D_∞^δ of Definition 11), δ ∈ [0, 1): the Rényi divergence minimised over the probability
+    D_∞^δ of Definition 11), δ ∈ [0, 1) (δ ∈ (0, 1) for α = ∞): the Rényi divergence minimised over the probability
     vectors P' at total-variation distance ≤ δ from P.
 
     ``alpha``: a number → one :class:`SmoothResult`; a sequence → a list of them (one per order,
@@ -93,9 +93,12 @@ def smooth_renyi(p, q, delta, alpha, *, base="e"):
     and the per-order keys ``alpha, value, lower, upper`` in its ``values`` list.
 
     >>> import math
-    >>> rs = smooth_renyi([0.6, 0.4], [0.3, 0.7], 0.0, [2.0, math.inf])
-    >>> [round(r.value, 5) for r in rs]                      # δ = 0: ln Σp²/q, ln max p/q
-    [0.35667, 0.69315]
+    >>> p, q = [0.6, 0.4], [0.3, 0.7]
+    >>> round(smooth_renyi(p, q, 0.0, 2.0).value, 5)          # δ = 0: ln Σ p²/q
+    0.35667
+    >>> rs = smooth_renyi(p, q, 0.1, [2.0, math.inf])
+    >>> len(rs), rs[1].alpha, round(rs[1].value, 5)           # ln((0.6 − 0.1)/0.3)
+    (2, inf, 0.51083)
     """
     out = _qrenyi.smooth_renyi(p, q, delta, alpha, base=base)
     if isinstance(out, list):

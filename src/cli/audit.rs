@@ -301,8 +301,9 @@ fn run_test(t: &TestArgs) -> Result<i32> {
             t.level,
             if rows.len() > 1 {
                 format!(
-                "; {} orders: a violation at any of them has family-wise level ≤ kβ = {family} (union bound)",
-                rows.len()
+                "; k = {k} orders: a violation at any of them has family-wise level ≤ min(1, kβ) = min(1, {k} × {}) (union bound)",
+                t.level,
+                k = rows.len()
             )
             } else {
                 String::new()

@@ -87,6 +87,36 @@ fn sandwiched_from_host(
     (median(ts), out)
 }
 
+/// The same from the raw matrices through `divergence::sandwiched_from_matrices` (ρ never
+/// decomposed on the GPU route).
+fn sandwiched_direct(
+    r: &Array2<Complex64>,
+    s: &Array2<Complex64>,
+    backend: Backend,
+    alphas: &[f64],
+    reps: usize,
+) -> (f64, Vec<f64>) {
+    let mut ts = Vec::new();
+    let mut out = Vec::new();
+    for _ in 0..=reps {
+        let (rc, sc) = (r.clone(), s.clone());
+        let t = Instant::now();
+        out = qrenyi::divergence::sandwiched_from_matrices(
+            rc,
+            sc,
+            alphas,
+            Tolerance::default(),
+            backend,
+        )
+        .expect("values");
+        ts.push(t.elapsed().as_secs_f64());
+    }
+    if ts.len() > 1 {
+        ts.remove(0);
+    }
+    (median(ts), out)
+}
+
 fn random_hermitian(d: usize, seed: u64) -> Array2<Complex64> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     DensityMatrix::random_hilbert_schmidt(d, d, &mut rng)
@@ -123,6 +153,18 @@ fn single_and_curve(dir: &str, dims: &[usize], backend: Backend, label: &str, cu
             "{{\"what\":\"sandwiched\",\"path\":\"{label}\",\"d\":{d},\"orders\":1,\"s\":{t1},\"value_alpha2\":{}}}",
             v1[0]
         );
+        if label == "cuda" {
+            let (t1, v1) = sandwiched_direct(&r, &s, backend, &[2.0], reps);
+            println!(
+                "{{\"what\":\"sandwiched\",\"path\":\"cuda-direct\",\"d\":{d},\"orders\":1,\"s\":{t1},\"value_alpha2\":{}}}",
+                v1[0]
+            );
+            let (t16, v16) = sandwiched_direct(&r, &s, backend, &alphas16(), reps);
+            println!(
+                "{{\"what\":\"sandwiched\",\"path\":\"cuda-direct\",\"d\":{d},\"orders\":16,\"s\":{t16},\"first\":{},\"last\":{}}}",
+                v16[0], v16[15]
+            );
+        }
         if curve {
             let (t16, v16) = sandwiched_from_host(&r, &s, backend, &alphas16(), reps);
             println!(
@@ -134,7 +176,16 @@ fn single_and_curve(dir: &str, dims: &[usize], backend: Backend, label: &str, cu
 }
 
 fn batches() {
-    for (d, n) in [(2, 10_000), (4, 10_000), (16, 2_000), (64, 500)] {
+    for (d, n) in [
+        (2, 10_000),
+        (4, 10_000),
+        (16, 2_000),
+        (64, 500),
+        (4, 64),
+        (4, 256),
+        (4, 1_000),
+        (32, 1_000),
+    ] {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(d as u64);
         let mats: Vec<(Array2<Complex64>, Array2<Complex64>)> = (0..n)
             .map(|_| {
@@ -175,6 +226,22 @@ fn batches() {
             assert!(v.iter().all(|x| x.is_ok()));
         }
         let t_pairs = median(ts);
+        for (path, backend) in [
+            ("cuda-batched", Backend::Cuda),
+            ("auto-matrices", Backend::Auto),
+        ] {
+            if path == "cuda-batched" && d > 32 {
+                continue;
+            }
+            let (t, v) = time(5, || {
+                batch::sandwiched_from_matrices(&mats, 2.0, Tolerance::default(), backend)
+            });
+            assert!(v.iter().all(|x| x.is_ok()));
+            println!(
+                "{{\"what\":\"batch\",\"path\":\"{path}\",\"d\":{d},\"n\":{n},\"s\":{t},\"pairs_per_s\":{}}}",
+                n as f64 / t
+            );
+        }
         println!(
             "{{\"what\":\"batch\",\"path\":\"auto\",\"d\":{d},\"n\":{n},\"validate_s\":{t_valid},\"divergence_s\":{t_pairs},\"pairs_per_s\":{}}}",
             n as f64 / (t_valid + t_pairs)

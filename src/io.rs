@@ -718,7 +718,9 @@ pub fn read_stack(spec: &str) -> Result<MatrixStack> {
         }
         k => {
             return Err(parse_err(format!(
-                "expected a 2-D matrix (d, d) or a 3-D stack (n, d, d), found {k} dimensions"
+                "expected a 2-D matrix (d, d) or a 3-D stack (n, d, d), found a {k}-D array of \
+                 shape {}",
+                shape_text(array.shape())
             )))
         }
     };

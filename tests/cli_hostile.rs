@@ -175,15 +175,16 @@ fn forged_npy_shape_is_refused_before_allocating_in_every_subcommand() {
 fn npy_shapes_and_trailing_bytes_are_named() {
     let (_, sigma) = states();
     let one_d = write("one.npy", &npy("<f8", "(4,)", &f64s(&[0.25; 4])));
-    let three_d = write(
-        "three.npy",
-        &npy("<f8", "(1, 2, 2)", &f64s(&[0.5, 0.0, 0.0, 0.5])),
+    // 3-D arrays are stacks (n, d, d); four axes are not
+    let four_d = write(
+        "four.npy",
+        &npy("<f8", "(1, 1, 2, 2)", &f64s(&[0.5, 0.0, 0.0, 0.5])),
     );
     let trailing = write(
         "trailing.npy",
         &npy("<f8", "(2, 2)", &f64s(&[0.5, 0.0, 0.0, 0.5, 9.0])),
     );
-    let dtype = write("dtype.npy", &npy("<f4", "(2, 2)", &[0u8; 16]));
+    let dtype = write("dtype.npy", &npy("<i4", "(2, 2)", &[0u8; 16]));
     let overflow = write(
         "overflow.npy",
         &npy("<c16", "(4294967296, 4294967296)", &[0u8; 16]),
@@ -201,9 +202,9 @@ fn npy_shapes_and_trailing_bytes_are_named() {
     };
     for (p, needles) in [
         (&one_d, vec!["2-D", "1-D array of shape (4,)"]),
-        (&three_d, vec!["2-D", "3-D array of shape (1, 2, 2)"]),
+        (&four_d, vec!["2-D", "4-D array of shape (1, 1, 2, 2)"]),
         (&trailing, vec!["8 trailing bytes"]),
-        (&dtype, vec!["'<f4'", "not supported"]),
+        (&dtype, vec!["'<i4'", "not supported"]),
         (&overflow, vec!["overflows"]),
     ] {
         let args = div(p);

@@ -6,6 +6,7 @@ machine as qrenyi's `--backend cuda` runs. Prints one JSON object per measuremen
     python3 benches/gpu/peers_gpu.py --save DIR D...   # states for `benches/gpu.rs`, + torch values
 """
 import json
+import os
 import sys
 import time
 
@@ -87,6 +88,8 @@ def main():
     dev = torch.cuda.get_device_name(0)
     alphas = list(np.linspace(1.1, 4.0, 16))
     dims = [256, 512, 1024, 2048] if quick else [256, 512, 1024, 2048, 4096, 8192]
+    if "PEERS_DIMS" in os.environ:
+        dims = [int(x) for x in os.environ["PEERS_DIMS"].split()]
     for d in dims:
         rho, sigma = random_state(rng, d), random_state(rng, d)
         reps = 5 if d <= 1024 else (3 if d <= 4096 else 1)

@@ -2,13 +2,14 @@
 # One session on a lent GPU machine (no Rust toolchain there): unpack the binaries built here
 # (`benches/gpu/bundle.sh`), run the GPU tests, then the measurements of docs/PERFORMANCE.md
 # ("GPU"). Usage, from the repository root: sh .gpu/run_device.sh SECTION... (tests, values,
-# crossover, curve, cpu, batch, kernel, cpukernel, peers). Results go to $OUT (or ./gpu-out).
+# crossover, curve, cpu, batch, kernel, cpukernel, peers; short: values3 single
+# batch peers3 gputests). Results go to $OUT (or ./gpu-out).
 set -u
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT" /tmp/gl /tmp/m
 tar xJf .gpu/bundle.tar.xz -C /tmp/gl
 export LD_LIBRARY_PATH=/tmp/gl/lib:${LD_LIBRARY_PATH:-}
 # the test binaries find their fixtures through the path they were built in
-mkdir -p /work/wt && ln -sfn "$PWD" /work/wt/gpu
+mkdir -p /work/wt && ln -sfn "$PWD" /work/wt/gpu && ln -sfn "$PWD" /work/wt/gpu2
 run=tools/blas-env
 B=/tmp/gl/bin
 for s in "$@"; do
@@ -26,6 +27,10 @@ for s in "$@"; do
     cli) [ -f .gpu/qrenyi.xz ] && xz -dc .gpu/qrenyi.xz > /tmp/gl/bin/qrenyi && chmod +x /tmp/gl/bin/qrenyi
          for b in cuda auto lapack; do echo "backend $b:"; $run /tmp/gl/bin/qrenyi divergence --rho /tmp/m/rho_1024.npy --sigma /tmp/m/sigma_1024.npy --kind sandwiched --alpha 2 --backend $b; done 2>&1 | tee -a "$OUT/cli.log"
          echo "no device:"; CUDA_VISIBLE_DEVICES= $run /tmp/gl/bin/qrenyi divergence --rho /tmp/m/rho_256.npy --sigma /tmp/m/sigma_256.npy --kind sandwiched --alpha 2 --backend cuda; echo "exit code $?" ;;
+    gputests) timeout 110 $run $B/test_gpu --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log" ;;
+    single) timeout 120 $run $B/gpu_bench single /tmp/m 256 1024 4096 | tee -a "$OUT/bench.jsonl" ;;
+    values3) timeout 90 python3 .gpu/peers_gpu.py --save /tmp/m 256 1024 4096 | tee -a "$OUT/bench.jsonl" ;;
+    peers3) PEERS_DIMS="1024 4096" PYTHONUNBUFFERED=1 timeout 100 python3 .gpu/peers_gpu.py | tee -a "$OUT/peers_gpu.jsonl" ;;
     peers) PYTHONUNBUFFERED=1 timeout 200 python3 .gpu/peers_gpu.py | tee -a "$OUT/peers_gpu.jsonl" ;;
   esac
 done

@@ -65,3 +65,29 @@ for r in pick(what="batch", path="auto"):
     tt = t[-1] if t else {}
     print(f"| {r['d']} | {r['n']} | {fmt(r['validate_s'] + r['divergence_s'])} | {r['pairs_per_s'] / 1e3:.0f} k"
           f" | {fmt(tt.get('torch_s'))} | {fmt(tt.get('numpy_s'))} |")
+print()
+print("| d | qrenyi GPU, ρ not decomposed, 1 order | torch five-liner, 1 order | ratio | 16 orders | torch, 16 orders | ratio |"
+      " qrenyi GPU pair route, 1 order |")
+print("|---|---|---|---|---|---|---|---|")
+for d in sorted({r["d"] for r in pick(what="sandwiched", path="cuda-direct")}):
+    g1 = one(pick(what="sandwiched", path="cuda-direct", d=d, orders=1))
+    g16 = one(pick(what="sandwiched", path="cuda-direct", d=d, orders=16))
+    t1 = one(pick(what="torch_five_liner", d=d, orders=1))
+    t16 = one(pick(what="torch_five_liner", d=d, orders=16))
+    p1 = one(pick(what="sandwiched", path="cuda", d=d, orders=1))
+    r1 = f"{t1 / g1:.2f}×" if t1 and g1 else "–"
+    r16 = f"{t16 / g16:.2f}×" if t16 and g16 else "–"
+    print(f"| {d} | {fmt(g1)} | {fmt(t1)} | {r1} | {fmt(g16)} | {fmt(t16)} | {r16} | {fmt(p1)} |")
+print()
+print("| d | pairs | qrenyi GPU batched (validation included) | pairs/s | qrenyi Auto, matrices | qrenyi CPU batch (16 cores) | torch batched | numpy stacks |")
+print("|---|---|---|---|---|---|---|---|")
+for r in pick(what="batch", path="auto"):
+    d, n = r["d"], r["n"]
+    g = pick(what="batch", path="cuda-batched", d=d, n=n)
+    a = pick(what="batch", path="auto-matrices", d=d, n=n)
+    t = [p for p in pick(what="batch", d=d, n=n) if "torch_s" in p]
+    tt = t[-1] if t else {}
+    gs = g[-1]["s"] if g else None
+    rate = f"{n / gs / 1e6:.2f} M" if gs else "–"
+    print(f"| {d} | {n} | {fmt(gs)} | {rate} | {fmt(a[-1]['s'] if a else None)}"
+          f" | {fmt(r['validate_s'] + r['divergence_s'])} | {fmt(tt.get('torch_s'))} | {fmt(tt.get('numpy_s'))} |")

@@ -100,6 +100,146 @@ pub fn states(matrices: &[Array2<Complex64>]) -> Vec<Result<DensityMatrix>> {
     run(matrices, dim, |m| DensityMatrix::new(m.clone()))
 }
 
+/// Smallest number of pairs that [`Backend::Auto`] sends to the GPU's batched path
+/// ([`sandwiched_from_matrices`], `d ≤ 32`, feature `cuda`, a device present). Below it the
+/// fixed cost of the batched calls (≈ 1 ms of launches and copies) exceeds rayon's time on the
+/// host cores (docs/PERFORMANCE.md, "GPU").
+pub const AUTO_CUDA_BATCH_FROM: usize = 256;
+
+/// Sandwiched `D̃_α(ρ_k‖σ_k)` for many pairs of raw matrices: validation of each input (as
+/// [`DensityMatrix::with_options`] with `tol`) and its value, one result per pair in input order.
+///
+/// With the GPU (`backend` = [`Backend::Cuda`], or [`Backend::Auto`] from
+/// [`AUTO_CUDA_BATCH_FROM`] pairs with a device present), a finite `α > 1` and equal dimensions
+/// `d ≤ 32`, every pair runs in one batched pass (`spectral::cuda`'s batched Jacobi and strided
+/// products): `σ_k = V_k diag(μ) V_k†`, `ρ'_k = V_k†ρ_kV_k`, the values `ν` of `D ρ'_k D`, and
+/// the value of [`sandwiched_from_matrices`](super::sandwiched_from_matrices) (full-rank σ); ρ's
+/// PSD check uses its eigenvalues from the same pass. A pair with a rank-deficient σ, a Jacobi
+/// solve that did not converge, and every other case take the host route (validation and a
+/// [`Pair`]), pair by pair.
+pub fn sandwiched_from_matrices(
+    mats: &[(Array2<Complex64>, Array2<Complex64>)],
+    alpha: f64,
+    tol: crate::state::Tolerance,
+    backend: crate::spectral::Backend,
+) -> Vec<Result<f64>> {
+    let host = |(r, s): &(Array2<Complex64>, Array2<Complex64>)| {
+        super::sandwiched_from_matrices(r.clone(), s.clone(), &[alpha], tol, backend).map(|v| v[0])
+    };
+    let dim = mats.iter().map(|(r, _)| r.nrows()).max().unwrap_or(0);
+    #[cfg(feature = "cuda")]
+    {
+        use crate::spectral::{cuda, Backend};
+        let wanted = match backend {
+            Backend::Cuda => true,
+            Backend::Auto => mats.len() >= AUTO_CUDA_BATCH_FROM && crate::spectral::gpu_present(),
+            _ => false,
+        };
+        if wanted && alpha > 1.0 && alpha.is_finite() && (1..=cuda::BATCHED_MAX_DIM).contains(&dim)
+        {
+            if let Ok(out) = on_device(mats, alpha, tol, backend, dim) {
+                return out;
+            }
+        }
+    }
+    run(mats, dim, host)
+}
+
+/// The batched GPU route of [`sandwiched_from_matrices`] (pairs of another dimension, invalid or
+/// rank-deficient ones are answered on the host).
+#[cfg(feature = "cuda")]
+fn on_device(
+    mats: &[(Array2<Complex64>, Array2<Complex64>)],
+    alpha: f64,
+    tol: crate::state::Tolerance,
+    backend: crate::spectral::Backend,
+    d: usize,
+) -> Result<Vec<Result<f64>>> {
+    use super::device::{order_scale, sandwiched_value};
+    use crate::state::density::{hermitian_unit_trace, negative_eigenvalue_check};
+    let host = |r: Array2<Complex64>, s: Array2<Complex64>| {
+        super::sandwiched_from_matrices(r, s, &[alpha], tol, backend).map(|v| v[0])
+    };
+    // host checks (square, finite, Hermitian, trace) of every pair, in parallel
+    type Checked = (Array2<Complex64>, Array2<Complex64>, f64, f64);
+    let checked: Vec<Result<Checked>> = run(mats, d, |(r, s)| {
+        let (mut r, mut s) = (r.clone(), s.clone());
+        let tr = hermitian_unit_trace(&mut r, tol)?;
+        let ts = hermitian_unit_trace(&mut s, tol)?;
+        Ok((r, s, tr, ts))
+    });
+    let on_gpu: Vec<usize> = (0..mats.len())
+        .filter(|&k| matches!(&checked[k], Ok((r, s, ..)) if r.nrows() == d && s.nrows() == d))
+        .collect();
+    let n = on_gpu.len();
+    let (mut rs, mut ss) = (Vec::with_capacity(n * d * d), Vec::with_capacity(n * d * d));
+    for &k in &on_gpu {
+        if let Ok((r, s, ..)) = &checked[k] {
+            rs.extend(r.iter().copied());
+            ss.extend(s.iter().copied());
+        }
+    }
+    let shifts = std::cell::RefCell::new(Vec::with_capacity(n));
+    let spectra = crate::spectral::cuda::sandwiched_batch_spectra(&rs, &ss, (d, n), true, |mu| {
+        let mut cs = shifts.borrow_mut();
+        mu.chunks(d)
+            .flat_map(|m| {
+                let full = m[0] > crate::spectral::zero_threshold(d, m[d - 1]);
+                let (scale, c) = if full {
+                    order_scale(m, alpha)
+                } else {
+                    (vec![1.0; d], 0.0)
+                };
+                cs.push((full, c));
+                scale
+            })
+            .collect()
+    })?;
+    let shifts = shifts.into_inner();
+    let mut out: Vec<Option<Result<f64>>> = (0..mats.len()).map(|_| None).collect();
+    for (i, &k) in on_gpu.iter().enumerate() {
+        let Ok((_, _, tr, ts)) = &checked[k] else {
+            continue;
+        };
+        let row = |v: &[f64]| v[i * d..(i + 1) * d].to_vec();
+        let (mu, (full, c)) = (row(&spectra.sigma_values), shifts[i]);
+        if !spectra.converged[i] || !full {
+            continue;
+        }
+        let value = negative_eigenvalue_check(spectra.rho_values[i * d], *tr)
+            .and_then(|_| negative_eigenvalue_check(mu[0], *ts))
+            .map(|_| {
+                sandwiched_value(
+                    alpha,
+                    &mu,
+                    &row(&spectra.rho_diagonal),
+                    &row(&spectra.scaled),
+                    c,
+                )
+            });
+        out[k] = Some(value);
+    }
+    let rest: Vec<usize> = (0..mats.len()).filter(|&k| out[k].is_none()).collect();
+    let answered = run(&rest, d, |&k| match &checked[k] {
+        Ok((r, s, ..)) => host(r.clone(), s.clone()),
+        Err(e) => Err(e.clone()),
+    });
+    for (k, v) in rest.into_iter().zip(answered) {
+        out[k] = Some(v);
+    }
+    Ok(out
+        .into_iter()
+        .map(|v| {
+            v.unwrap_or_else(|| {
+                Err(crate::Error::Eigensolver {
+                    backend: "cuda",
+                    reason: "missing result".into(),
+                })
+            })
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

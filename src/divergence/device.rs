@@ -84,3 +84,173 @@ pub(crate) fn scaled_block_eigvalsh(
     }
     None
 }
+
+/// Sandwiched `D̃_α(ρ‖σ)` at the orders `alphas`, straight from two raw matrices: validation as
+/// [`DensityMatrix::with_options`](crate::state::DensityMatrix::with_options) with `tol`, then the
+/// values — what `DensityMatrix` ×2 + [`Pair::curve`](super::Pair::curve) compute, for one call.
+///
+/// When `backend` runs dimension `d` on the GPU and every order is a finite `α > 1`, ρ is never
+/// decomposed: with `σ = V diag(μ) V†` (one `zheevd` with vectors, on the device) and
+/// `ρ' = V†ρV` (two `zgemm`), and when σ has full rank (`μ_min > τ = 16 d ε μ_max`, so
+/// `supp ρ ⊆ supp σ`),
+///
+/// `D̃_α = R_α({ρ'_jj}, {−ln μ_j / α}) + R_α({ν_k / Σν}, {ln ν_k + c})`,
+///
+/// `ν_k` the eigenvalues of `D ρ' D`, `D = diag(e^{(γ ln μ_j − c)/2})`, `γ = (1−α)/α`,
+/// `c = max_j γ ln μ_j` (the decomposition of the CPU path, docs/divergences.md; ν > 0 kept —
+/// for α > 1 the `O(dε‖A‖)` noise of a rank-deficient ρ enters `Σν^α` as `ν^α`). One
+/// values-only `zheevd` per order; copies: ρ and σ up, `O(d)` numbers per order down. The PSD
+/// check of ρ is a Cholesky factorisation of `ρ + t·I` on the device copy (eigenvalues only if it
+/// fails), σ's comes from its eigenvalues. Any other case (orders `≤ 1` or `∞` — α < 1 keeps the
+/// pair's relative-accurate SVD route —, a rank-deficient σ, no GPU for this `d`) validates both
+/// states and evaluates a [`Pair`](super::Pair).
+///
+/// Errors: those of validation and of [`Family::check_alpha`](super::Family::check_alpha),
+/// [`Error::DimensionMismatch`](crate::Error::DimensionMismatch).
+pub fn sandwiched_from_matrices(
+    rho: Array2<Complex64>,
+    sigma: Array2<Complex64>,
+    alphas: &[f64],
+    tol: crate::state::Tolerance,
+    backend: Backend,
+) -> Result<Vec<f64>> {
+    use crate::spectral::EigenSolver;
+    use crate::state::density::hermitian_unit_trace;
+    use crate::state::DensityMatrix;
+    for &a in alphas {
+        super::Family::Sandwiched.check_alpha(a)?;
+    }
+    let (mut rho, mut sigma) = (rho, sigma);
+    let t_rho = hermitian_unit_trace(&mut rho, tol)?;
+    let t_sigma = hermitian_unit_trace(&mut sigma, tol)?;
+    if rho.dim() != sigma.dim() {
+        return Err(crate::Error::DimensionMismatch {
+            what: "ρ vs σ".into(),
+            left: rho.nrows(),
+            right: sigma.nrows(),
+        });
+    }
+    #[cfg(feature = "cuda")]
+    if backend.uses_gpu(rho.nrows())
+        && !alphas.is_empty()
+        && alphas.iter().all(|&a| a > 1.0 && a.is_finite())
+    {
+        if let Some(values) = sandwiched_on_device(&rho, &sigma, (t_rho, t_sigma), alphas, backend)?
+        {
+            return Ok(values);
+        }
+        // σ rank-deficient and both inputs already validated: the pair route
+        let (r, s) = (
+            DensityMatrix::from_validated(rho, backend),
+            DensityMatrix::from_validated(sigma, backend),
+        );
+        return super::Pair::new(&r, &s)?.curve(super::Family::Sandwiched, alphas);
+    }
+    let checked = |h: Array2<Complex64>, t: f64| -> Result<DensityMatrix> {
+        if !backend.is_positive_definite(h.view(), t)? {
+            crate::state::density::reject_negative_eigenvalue(&h, t, backend)?;
+        }
+        Ok(DensityMatrix::from_validated(h, backend))
+    };
+    let (r, s) = (checked(rho, t_rho)?, checked(sigma, t_sigma)?);
+    super::Pair::new(&r, &s)?.curve(super::Family::Sandwiched, alphas)
+}
+
+/// The device route of [`sandwiched_from_matrices`]; `None` when σ is rank-deficient (both
+/// inputs are then fully validated).
+#[cfg(feature = "cuda")]
+fn sandwiched_on_device(
+    rho: &Array2<Complex64>,
+    sigma: &Array2<Complex64>,
+    (t_rho, t_sigma): (f64, f64),
+    alphas: &[f64],
+    backend: Backend,
+) -> Result<Option<Vec<f64>>> {
+    use crate::state::density::{negative_eigenvalue_check, reject_negative_eigenvalue};
+    let d = rho.nrows();
+    let shifts = std::cell::RefCell::new(Vec::new());
+    let spectra = crate::spectral::cuda::sandwiched_spectra(
+        &rho.view(),
+        &sigma.view(),
+        t_rho,
+        |mu: &[f64]| {
+            let (min, max) = (mu.first().copied()?, mu.last().copied()?);
+            if min <= crate::spectral::zero_threshold(d, max) {
+                return None;
+            }
+            let mut cs = shifts.borrow_mut();
+            Some(
+                alphas
+                    .iter()
+                    .map(|&a| {
+                        let (scale, c) = order_scale(mu, a);
+                        cs.push(c);
+                        scale
+                    })
+                    .collect(),
+            )
+        },
+    )?;
+    if !spectra.rho_shifted_cholesky {
+        reject_negative_eigenvalue(rho, t_rho, backend)?;
+    }
+    negative_eigenvalue_check(
+        spectra.sigma_values.first().copied().unwrap_or(0.0),
+        t_sigma,
+    )?;
+    if spectra.scaled.is_empty() {
+        return Ok(None);
+    }
+    let mu = &spectra.sigma_values;
+    let values = alphas
+        .iter()
+        .zip(&spectra.scaled)
+        .zip(shifts.borrow().iter())
+        .map(|((&alpha, nu), &c)| {
+            sandwiched_value(
+                alpha,
+                mu,
+                &spectra.rho_diagonal,
+                nu.as_slice().unwrap_or(&[]),
+                c,
+            )
+        })
+        .collect();
+    Ok(Some(values))
+}
+
+/// The scales `D = diag(e^{(γ ln μ_j − c)/2})` of order α (`γ = (1−α)/α`) for σ's eigenvalues `μ`
+/// (all positive), with `c = max_j γ ln μ_j` (so that the largest scale is 1 and none underflows
+/// before its time).
+#[cfg(feature = "cuda")]
+pub(super) fn order_scale(mu: &[f64], alpha: f64) -> (Vec<f64>, f64) {
+    let gamma = (1.0 - alpha) / alpha;
+    let logs: Vec<f64> = mu.iter().map(|m| gamma * m.ln()).collect();
+    let c = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (logs.iter().map(|l| (0.5 * (l - c)).exp()).collect(), c)
+}
+
+/// `D̃_α = R_α({ρ'_jj}, {−ln μ_j/α}) + R_α({ν_k/Σν}, {ln ν_k + c})` for a full-rank σ (eigenvalues
+/// `μ`), the diagonal of `ρ' = V†ρV` and the eigenvalues `ν` of `Dρ'D` ([`order_scale`]), α > 1.
+#[cfg(feature = "cuda")]
+pub(super) fn sandwiched_value(
+    alpha: f64,
+    mu: &[f64],
+    rho_diag: &[f64],
+    nu: &[f64],
+    c: f64,
+) -> f64 {
+    use super::{quantum::normalized, renyi_mean};
+    let diag: Vec<(f64, f64)> = rho_diag
+        .iter()
+        .zip(mu)
+        .map(|(&r, &m)| (r.max(0.0), -m.ln() / alpha))
+        .collect();
+    let kept: Vec<f64> = nu.iter().copied().filter(|&x| x > 0.0).collect();
+    let total: f64 = kept.iter().sum();
+    if kept.is_empty() || total <= 0.0 {
+        return f64::INFINITY;
+    }
+    let spec: Vec<(f64, f64)> = kept.iter().map(|&x| (x / total, x.ln() + c)).collect();
+    renyi_mean(&normalized(diag), alpha) + renyi_mean(&spec, alpha)
+}

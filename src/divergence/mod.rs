@@ -23,6 +23,7 @@ mod device;
 mod petz;
 mod quantum;
 
+pub use device::sandwiched_from_matrices;
 pub use quantum::{hockey_stick, Pair};
 
 use crate::error::{Error, Result};

@@ -135,7 +135,7 @@ fn top_rank(values: &[f64], r: usize, floor: f64) -> Vec<f64> {
 }
 
 /// Normalise weights to sum to one (dropping zero weights).
-fn normalized(mut terms: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+pub(super) fn normalized(mut terms: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
     terms.retain(|(w, _)| *w > 0.0);
     let s: f64 = terms.iter().map(|(w, _)| w).sum();
     if s > 0.0 {

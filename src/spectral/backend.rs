@@ -215,7 +215,7 @@ fn faer_missing<T>() -> Result<T> {
 }
 
 /// Whether the `cuda` feature is compiled in and a CUDA device is usable (checked once).
-fn gpu_present() -> bool {
+pub(crate) fn gpu_present() -> bool {
     #[cfg(feature = "cuda")]
     {
         super::cuda::available()

@@ -253,6 +253,62 @@ impl Gpu {
             conjugated: false,
         })
     }
+    /// `zpotrf` of `A + shift·I` (the buffer `m` is consumed: the shift is added on the device,
+    /// `zaxpy` along the diagonal): `true` when it succeeds, `false` at a non-positive pivot.
+    fn shifted_cholesky(&self, m: Hermitian, n: usize, shift: f64) -> Result<bool> {
+        let shifts = complex_vector(self, &vec![shift; n])?;
+        let c1 = blas::cuDoubleComplex { x: 1.0, y: 0.0 };
+        let ni = dim_i32(n)?;
+        let info = Self::drv(self.stream.alloc_zeros::<i32>(1))?;
+        let mut lwork = 0i32;
+        let h = self.solver.cu();
+        // SAFETY: m holds n·n complex numbers, shifts n.
+        unsafe {
+            check_blas(
+                blas::cublasZaxpy_v2(
+                    *self.blas.handle(),
+                    ni,
+                    &c1,
+                    self.ptr(&shifts) as *const _,
+                    1,
+                    self.ptr(&m.data) as *mut _,
+                    ni + 1,
+                ),
+                "cublasZaxpy",
+            )?;
+            check_sol(
+                sol::cusolverDnZpotrf_bufferSize(
+                    h,
+                    m.uplo,
+                    ni,
+                    self.ptr(&m.data) as *mut _,
+                    ni,
+                    &mut lwork,
+                ),
+                "cusolverDnZpotrf_bufferSize",
+            )?;
+            let work = self.zeros(2 * lwork.max(1) as usize)?;
+            check_sol(
+                sol::cusolverDnZpotrf(
+                    h,
+                    m.uplo,
+                    ni,
+                    self.ptr(&m.data) as *mut _,
+                    ni,
+                    self.ptr(&work) as *mut _,
+                    lwork,
+                    info.device_ptr(&self.stream).0 as *mut i32,
+                ),
+                "cusolverDnZpotrf",
+            )?;
+        }
+        match self.info(&info)? {
+            0 => Ok(true),
+            k if k > 0 => Ok(false),
+            k => Err(failure(format!("zpotrf info = {k}"))),
+        }
+    }
+
     /// `C = op(A)` for an `m × n` result (`zgeam` with `β = 0`): with `op = C`, the conjugate
     /// transpose, a column-major buffer of `X` becomes one whose row-major reading is `conj(X)`.
     fn adjoint(&self, a: &CudaSlice<f64>, n: usize) -> Result<CudaSlice<f64>> {
@@ -760,60 +816,7 @@ impl EigenSolver for Cuda {
         if n == 0 {
             return Ok(true);
         }
-        with_gpu(|g| {
-            let m = g.upload_hermitian(&a)?;
-            let shifts = complex_vector(g, &vec![shift; n])?;
-            let c1 = blas::cuDoubleComplex { x: 1.0, y: 0.0 };
-            let ni = dim_i32(n)?;
-            let info = Gpu::drv(g.stream.alloc_zeros::<i32>(1))?;
-            let mut lwork = 0i32;
-            let h = g.solver.cu();
-            // SAFETY: m holds n·n complex numbers, shifts n.
-            unsafe {
-                check_blas(
-                    blas::cublasZaxpy_v2(
-                        *g.blas.handle(),
-                        ni,
-                        &c1,
-                        g.ptr(&shifts) as *const _,
-                        1,
-                        g.ptr(&m.data) as *mut _,
-                        ni + 1,
-                    ),
-                    "cublasZaxpy",
-                )?;
-                check_sol(
-                    sol::cusolverDnZpotrf_bufferSize(
-                        h,
-                        m.uplo,
-                        ni,
-                        g.ptr(&m.data) as *mut _,
-                        ni,
-                        &mut lwork,
-                    ),
-                    "cusolverDnZpotrf_bufferSize",
-                )?;
-                let work = g.zeros(2 * lwork.max(1) as usize)?;
-                check_sol(
-                    sol::cusolverDnZpotrf(
-                        h,
-                        m.uplo,
-                        ni,
-                        g.ptr(&m.data) as *mut _,
-                        ni,
-                        g.ptr(&work) as *mut _,
-                        lwork,
-                        info.device_ptr(&g.stream).0 as *mut i32,
-                    ),
-                    "cusolverDnZpotrf",
-                )?;
-            }
-            match g.info(&info)? {
-                0 => Ok(true),
-                k if k > 0 => Ok(false),
-                k => Err(failure(format!("zpotrf info = {k}"))),
-            }
-        })
+        with_gpu(|g| g.shifted_cholesky(g.upload_hermitian(&a)?, n, shift))
     }
 }
 
@@ -940,4 +943,314 @@ impl KernelBlocks {
             finite(g.dsyevd(&out, n, lower, false)?)
         })
     }
+}
+
+/// What [`sandwiched_spectra`] brings back: `O(d)` numbers per order, never a matrix.
+pub(crate) struct SandwichedSpectra {
+    /// Ascending eigenvalues `μ` of σ (`cusolverDnZheevd`, vectors kept on the device).
+    pub(crate) sigma_values: Vec<f64>,
+    /// Whether the Cholesky factorisation of `ρ + t·I` succeeded (`ρ ⪰ −t` up to rounding).
+    pub(crate) rho_shifted_cholesky: bool,
+    /// The diagonal `ρ'_jj = ⟨b_j|ρ|b_j⟩` in σ's eigenbasis (empty when σ is rank-deficient).
+    pub(crate) rho_diagonal: Vec<f64>,
+    /// Per order, the ascending eigenvalues of `D ρ' D` with `D = diag(scale(α))` (empty when σ is
+    /// rank-deficient).
+    pub(crate) scaled: Vec<Array1<f64>>,
+}
+
+/// The sandwiched orders straight from two host matrices, decomposing σ only: upload `ρ` and `σ`
+/// (one copy each), `zpotrf` of `ρ + t·I` on a device copy (the PSD check of validation), `zheevd`
+/// of σ with its vectors `V` left on the device, `ρ' = V†ρV` (two `zgemm`), then per order the
+/// values of `D ρ' D` (two `zdgmm` + values-only `zheevd`). `scale(μ)` gives `D` from σ's
+/// eigenvalues per order; it returns `None` when σ is rank-deficient, and the products are then
+/// skipped (the caller takes the pair route, which handles supports).
+///
+/// Both inputs travel row-major, i.e. the device holds `conj(ρ)`, `conj(σ)`: every step then
+/// works on `conj(ρ')`, whose scaled blocks have the same (real) spectra and diagonal.
+pub(crate) fn sandwiched_spectra(
+    rho: &ArrayView2<Complex64>,
+    sigma: &ArrayView2<Complex64>,
+    shift: f64,
+    scales: impl Fn(&[f64]) -> Option<Vec<Vec<f64>>>,
+) -> Result<SandwichedSpectra> {
+    let d = rho.nrows();
+    with_gpu(|g| {
+        let di = dim_i32(d)?;
+        let r = g.upload_hermitian(rho)?;
+        let copy = Hermitian {
+            data: Gpu::drv(g.stream.clone_dtod(&r.data))?,
+            uplo: r.uplo,
+            conjugated: r.conjugated,
+        };
+        let rho_shifted_cholesky = g.shifted_cholesky(copy, d, shift)?;
+        let s = g.upload_hermitian(sigma)?;
+        let sigma_values = g.zheevd(g.ptr(&s.data), (d, d), s.uplo, true)?;
+        let mut out = SandwichedSpectra {
+            sigma_values,
+            rho_shifted_cholesky,
+            rho_diagonal: Vec::new(),
+            scaled: Vec::new(),
+        };
+        let Some(scales) = scales(&out.sigma_values) else {
+            return Ok(out);
+        };
+        let (t, rp) = (g.zeros(2 * d * d)?, g.zeros(2 * d * d)?);
+        let (nn, cn) = (
+            blas::cublasOperation_t::CUBLAS_OP_N,
+            blas::cublasOperation_t::CUBLAS_OP_C,
+        );
+        g.zgemm(
+            nn,
+            nn,
+            (d, d, d),
+            (g.ptr(&r.data), d),
+            (g.ptr(&s.data), d),
+            (g.ptr(&t), d),
+        )?;
+        g.zgemm(
+            cn,
+            nn,
+            (d, d, d),
+            (g.ptr(&s.data), d),
+            (g.ptr(&t), d),
+            (g.ptr(&rp), d),
+        )?;
+        let diag = g.zeros(2 * d)?;
+        // SAFETY: rp holds d·d complex numbers (stride d + 1 walks its diagonal), diag d.
+        unsafe {
+            check_blas(
+                blas::cublasZcopy_v2(
+                    *g.blas.handle(),
+                    di,
+                    g.ptr(&rp) as *const _,
+                    di + 1,
+                    g.ptr(&diag) as *mut _,
+                    1,
+                ),
+                "cublasZcopy",
+            )?;
+        }
+        let z: Vec<Complex64> = g.download_into(&diag, d)?;
+        out.rho_diagonal = z.iter().map(|c| c.re).collect();
+        for scale in &scales {
+            let x = complex_vector(g, scale)?;
+            g.zdgmm(
+                blas::cublasSideMode_t::CUBLAS_SIDE_RIGHT,
+                (d, d),
+                (g.ptr(&rp), d),
+                g.ptr(&x),
+                (g.ptr(&t), d),
+            )?;
+            g.zdgmm(
+                blas::cublasSideMode_t::CUBLAS_SIDE_LEFT,
+                (d, d),
+                (g.ptr(&t), d),
+                g.ptr(&x),
+                (g.ptr(&t), d),
+            )?;
+            let lower = sol::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER;
+            out.scaled
+                .push(finite(g.zheevd(g.ptr(&t), (d, d), lower, false)?)?);
+        }
+        Ok(out)
+    })
+}
+
+/// Largest dimension of `cusolverDnZheevjBatched` (batched Jacobi).
+pub(crate) const BATCHED_MAX_DIM: usize = 32;
+
+/// What [`sandwiched_batch_spectra`] brings back, per pair `k` (rows of `d` numbers).
+pub(crate) struct BatchSpectra {
+    /// Ascending eigenvalues of each σ_k.
+    pub(crate) sigma_values: Vec<f64>,
+    /// Ascending eigenvalues of each ρ_k (empty unless asked for: the PSD check of validation).
+    pub(crate) rho_values: Vec<f64>,
+    /// The diagonal of `ρ'_k = V_k†ρ_kV_k`.
+    pub(crate) rho_diagonal: Vec<f64>,
+    /// Ascending eigenvalues of `D_k ρ'_k D_k`.
+    pub(crate) scaled: Vec<f64>,
+    /// Per pair, whether every Jacobi solve converged (`info = 0`).
+    pub(crate) converged: Vec<bool>,
+}
+
+impl Gpu {
+    /// `zheevjBatched` on `count` consecutive `n × n` matrices at `a` (`uplo` triangle read,
+    /// overwritten by the eigenvectors when `vectors`): ascending eigenvalues (`count·n`) and
+    /// each matrix's `info`.
+    fn zheevj_batched(
+        &self,
+        a: u64,
+        (n, count): (usize, usize),
+        uplo: sol::cublasFillMode_t,
+        vectors: bool,
+    ) -> Result<(Vec<f64>, Vec<i32>)> {
+        let jobz = if vectors {
+            sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_VECTOR
+        } else {
+            sol::cusolverEigMode_t::CUSOLVER_EIG_MODE_NOVECTOR
+        };
+        let (ni, ci) = (dim_i32(n)?, dim_i32(count)?);
+        let w = self.zeros(n * count)?;
+        let info = Self::drv(self.stream.alloc_zeros::<i32>(count.max(1)))?;
+        let h = self.solver.cu();
+        let mut params: sol::syevjInfo_t = std::ptr::null_mut();
+        let mut lwork = 0i32;
+        // SAFETY: a holds count·n·n complex numbers, w count·n doubles, info count ints, work
+        // lwork complex numbers; params lives until destroyed below.
+        unsafe {
+            check_sol(
+                sol::cusolverDnCreateSyevjInfo(&mut params),
+                "cusolverDnCreateSyevjInfo",
+            )?;
+            let run = (|| {
+                check_sol(
+                    sol::cusolverDnZheevjBatched_bufferSize(
+                        h,
+                        jobz,
+                        uplo,
+                        ni,
+                        a as *const _,
+                        ni,
+                        self.ptr(&w) as *const f64,
+                        &mut lwork,
+                        params,
+                        ci,
+                    ),
+                    "cusolverDnZheevjBatched_bufferSize",
+                )?;
+                let work = self.zeros(2 * lwork.max(1) as usize)?;
+                check_sol(
+                    sol::cusolverDnZheevjBatched(
+                        h,
+                        jobz,
+                        uplo,
+                        ni,
+                        a as *mut _,
+                        ni,
+                        self.ptr(&w) as *mut f64,
+                        self.ptr(&work) as *mut _,
+                        lwork,
+                        info.device_ptr(&self.stream).0 as *mut i32,
+                        params,
+                        ci,
+                    ),
+                    "cusolverDnZheevjBatched",
+                )?;
+                let codes = Self::drv(self.stream.clone_dtoh(&info))?;
+                Ok((self.download(&w)?, codes))
+            })();
+            sol::cusolverDnDestroySyevjInfo(params);
+            run
+        }
+    }
+
+    /// `C_k = op(A_k) op(B_k)` for `count` consecutive `n × n` matrices (`zgemmStridedBatched`).
+    fn zgemm_batched(
+        &self,
+        (ta, tb): (blas::cublasOperation_t, blas::cublasOperation_t),
+        (n, count): (usize, usize),
+        (a, b, c): (u64, u64, u64),
+    ) -> Result<()> {
+        let one = blas::cuDoubleComplex { x: 1.0, y: 0.0 };
+        let zero = blas::cuDoubleComplex { x: 0.0, y: 0.0 };
+        let ni = dim_i32(n)?;
+        let stride = (n * n) as i64;
+        // SAFETY: a, b and c hold count·n·n complex numbers each.
+        unsafe {
+            check_blas(
+                blas::cublasZgemmStridedBatched(
+                    *self.blas.handle(),
+                    ta,
+                    tb,
+                    ni,
+                    ni,
+                    ni,
+                    &one,
+                    a as *const _,
+                    ni,
+                    stride,
+                    b as *const _,
+                    ni,
+                    stride,
+                    &zero,
+                    c as *mut _,
+                    ni,
+                    stride,
+                    dim_i32(count)?,
+                ),
+                "cublasZgemmStridedBatched",
+            )
+        }
+    }
+}
+
+/// Many small pairs at once (`d ≤ 32`): the sandwiched spectra of [`sandwiched_spectra`] for every
+/// pair in a handful of batched calls — `σ_k = V_k μ_k V_k†` by batched Jacobi (`zheevjBatched`),
+/// `ρ'_k = V_k†ρ_kV_k` (two `zgemmStridedBatched`), `X_k = V_k D_k` (one `zdgmm` over the whole
+/// stack, `d × N·d`), `D_kρ'_kD_k = X_k†ρ_kX_k` (two more) and its values (`zheevjBatched`, values
+/// only); with `rho_values`, the eigenvalues of every ρ_k too (their PSD check). `scales(μ)` maps
+/// all of σ's eigenvalues (`N·d`) to the `N·d` entries of the `D_k`. Copies: the two stacks up,
+/// the scales up, `O(N·d)` numbers down plus the `ρ'` stack's diagonals.
+pub(crate) fn sandwiched_batch_spectra(
+    rhos: &[Complex64],
+    sigmas: &[Complex64],
+    (d, count): (usize, usize),
+    rho_values: bool,
+    scales: impl Fn(&[f64]) -> Vec<f64>,
+) -> Result<BatchSpectra> {
+    if d == 0 || d > BATCHED_MAX_DIM || rhos.len() != d * d * count || sigmas.len() != rhos.len() {
+        return Err(failure("batched solve: stacks of d ≤ 32 matrices expected"));
+    }
+    with_gpu(|g| {
+        let lower = sol::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER;
+        let (nn, cn) = (
+            blas::cublasOperation_t::CUBLAS_OP_N,
+            blas::cublasOperation_t::CUBLAS_OP_C,
+        );
+        let (r, v) = (g.upload(as_f64(rhos))?, g.upload(as_f64(sigmas))?);
+        let mut converged = vec![true; count];
+        let mut note = |codes: &[i32]| {
+            for (c, &i) in converged.iter_mut().zip(codes) {
+                *c &= i == 0;
+            }
+        };
+        let rho_values = if rho_values {
+            let copy = Gpu::drv(g.stream.clone_dtod(&r))?;
+            let (w, codes) = g.zheevj_batched(g.ptr(&copy), (d, count), lower, false)?;
+            note(&codes);
+            w
+        } else {
+            Vec::new()
+        };
+        let (sigma_values, codes) = g.zheevj_batched(g.ptr(&v), (d, count), lower, true)?;
+        note(&codes);
+        let len = 2 * d * d * count;
+        let (t, rp) = (g.zeros(len)?, g.zeros(len)?);
+        g.zgemm_batched((nn, nn), (d, count), (g.ptr(&r), g.ptr(&v), g.ptr(&t)))?;
+        g.zgemm_batched((cn, nn), (d, count), (g.ptr(&v), g.ptr(&t), g.ptr(&rp)))?;
+        let stack: Vec<Complex64> = g.download_into(&rp, d * d * count)?;
+        let rho_diagonal = (0..count * d)
+            .map(|kj| stack[(kj / d) * d * d + (kj % d) * (d + 1)].re)
+            .collect();
+        let x = complex_vector(g, &scales(&sigma_values))?;
+        let xs = g.zeros(len)?;
+        g.zdgmm(
+            blas::cublasSideMode_t::CUBLAS_SIDE_RIGHT,
+            (d, d * count),
+            (g.ptr(&v), d),
+            g.ptr(&x),
+            (g.ptr(&xs), d),
+        )?;
+        g.zgemm_batched((nn, nn), (d, count), (g.ptr(&r), g.ptr(&xs), g.ptr(&t)))?;
+        g.zgemm_batched((cn, nn), (d, count), (g.ptr(&xs), g.ptr(&t), g.ptr(&rp)))?;
+        let (scaled, codes) = g.zheevj_batched(g.ptr(&rp), (d, count), lower, false)?;
+        note(&codes);
+        Ok(BatchSpectra {
+            sigma_values,
+            rho_values,
+            rho_diagonal,
+            scaled,
+            converged,
+        })
+    })
 }

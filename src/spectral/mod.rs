@@ -21,6 +21,8 @@ mod lapack;
 mod nalgebra_backend;
 mod products;
 
+#[cfg(feature = "cuda")]
+pub(crate) use backend::gpu_present;
 pub use backend::{
     Backend, EigenSolver, AUTO_CUDA_FROM, AUTO_FAER_FROM, AUTO_NALGEBRA_BELOW,
     AUTO_NALGEBRA_CHOLESKY_BELOW, AUTO_NALGEBRA_VALUES_BELOW,

@@ -49,36 +49,23 @@ impl DensityMatrix {
         tol: Tolerance,
         backend: Backend,
     ) -> Result<Self> {
-        tol.check()?;
-        let (d, t) = symmetrize_checked(&mut a, tol)?;
+        let t = hermitian_unit_trace(&mut a, tol)?;
         let h = a;
-        let trace: f64 = (0..d).map(|i| h[[i, i]].re).sum();
-        if (trace - 1.0).abs() > t {
-            return Err(Error::TraceNotOne {
-                trace,
-                tolerance: t,
-            });
-        }
         if !backend.is_positive_definite(h.view(), t)? {
-            let min = backend
-                .eigvalsh(h.view())?
-                .iter()
-                .copied()
-                .fold(f64::INFINITY, f64::min);
-            if min < -t {
-                return Err(Error::NotPositiveSemidefinite {
-                    min_eigenvalue: min,
-                    tolerance: t,
-                });
-            }
+            reject_negative_eigenvalue(&h, t, backend)?;
         }
-        Ok(DensityMatrix {
+        Ok(Self::from_validated(h, backend))
+    }
+
+    /// A matrix that passed every check of [`DensityMatrix::with_options`] (made exactly Hermitian).
+    pub(crate) fn from_validated(h: Array2<Complex64>, backend: Backend) -> Self {
+        DensityMatrix {
             inner: Arc::new(Stored {
                 mat: h,
                 eigen: OnceLock::new(),
             }),
             backend,
-        })
+        }
     }
 
     /// From a real matrix (e.g. a float64 `.npy` file).
@@ -271,4 +258,46 @@ impl DensityMatrix {
         }
         Self::new(channel.apply_matrix(self.matrix())?)
     }
+}
+
+/// The host part of validation: square, finite, Hermitian within `tol` (then made exactly
+/// Hermitian) and unit trace within the returned tolerance `t` (the PSD check is left to the
+/// caller, a Cholesky factorisation or eigenvalues computed anyway).
+pub(crate) fn hermitian_unit_trace(a: &mut Array2<Complex64>, tol: Tolerance) -> Result<f64> {
+    tol.check()?;
+    let (d, t) = symmetrize_checked(a, tol)?;
+    let trace: f64 = (0..d).map(|i| a[[i, i]].re).sum();
+    if (trace - 1.0).abs() > t {
+        return Err(Error::TraceNotOne {
+            trace,
+            tolerance: t,
+        });
+    }
+    Ok(t)
+}
+
+/// After a failed shifted Cholesky factorisation: compute the eigenvalues of `h` and reject when
+/// `λ_min < −t` (otherwise the factorisation failed on rounding alone and `h` is accepted).
+pub(crate) fn reject_negative_eigenvalue(
+    h: &Array2<Complex64>,
+    t: f64,
+    backend: Backend,
+) -> Result<()> {
+    let min = backend
+        .eigvalsh(h.view())?
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min);
+    negative_eigenvalue_check(min, t)
+}
+
+/// Reject `λ_min < −t` ([`Error::NotPositiveSemidefinite`]).
+pub(crate) fn negative_eigenvalue_check(min: f64, t: f64) -> Result<()> {
+    if min < -t {
+        return Err(Error::NotPositiveSemidefinite {
+            min_eigenvalue: min,
+            tolerance: t,
+        });
+    }
+    Ok(())
 }

@@ -55,10 +55,13 @@ fn kernel_for(
     Kernel::new(kind, b)
 }
 
-fn items<'py>(py: Python<'py>, kv: Vec<(&str, Py<PyAny>)>) -> PyResult<Bound<'py, PyDict>> {
+fn items<'py, K: AsRef<str>>(
+    py: Python<'py>,
+    kv: Vec<(K, Py<PyAny>)>,
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     for (k, v) in kv {
-        d.set_item(k, v)?;
+        d.set_item(k.as_ref(), v)?;
     }
     Ok(d)
 }
@@ -266,20 +269,29 @@ fn dp_lambda(epsilon: f64, delta: f64) -> PyResult<f64> {
 }
 
 /// The scenario columns of `runs.csv` / `curves.csv`.
-fn scenario_items<'py>(py: Python<'py>, sc: &Scenario) -> PyResult<Vec<(&'static str, Py<PyAny>)>> {
+fn scenario_items<'py>(
+    py: Python<'py>,
+    sc: &Scenario,
+    base: qrenyi::Base,
+) -> PyResult<Vec<(String, Py<PyAny>)>> {
     Ok(vec![
-        ("delta_sens", o(py, sc.sensitivity)?),
-        ("epsilon", o(py, sc.epsilon)?),
-        ("delta", o(py, sc.delta)?),
-        ("sigma", o(py, sc.sigma)?),
+        ("delta_sens".into(), o(py, sc.sensitivity)?),
+        (unit_key("epsilon", base), o(py, base.scale(sc.epsilon))?),
+        ("delta".into(), o(py, sc.delta)?),
+        ("sigma".into(), o(py, sc.sigma)?),
     ])
+}
+
+/// The CSV column of a value reported in `base` (`divergence` → `divergence_nats`, …).
+fn unit_key(name: &str, base: qrenyi::Base) -> String {
+    format!("{name}_{}", base.unit())
 }
 
 /// `audit gaussian-experiment`: seed 002's Figure 1 (the Gaussian mechanism, D̂_(α,λ) against
 /// λ). Returns `runs` and `curves` (one dict per row of `runs.csv` / `curves.csv`, the CSV
 /// columns as keys), `summary` (summary.md) and `files` (the paths written when `out` is given).
 #[pyfunction]
-#[pyo3(signature = (*, dim=30, n=None, runs=5, alpha=None, lambdas=None, seed=2022, out=None))]
+#[pyo3(signature = (*, dim=30, n=None, runs=5, alpha=None, lambdas=None, seed=2022, out=None, base="e"))]
 #[allow(clippy::too_many_arguments)]
 fn gaussian_experiment<'py>(
     py: Python<'py>,
@@ -290,7 +302,9 @@ fn gaussian_experiment<'py>(
     lambdas: Option<Bound<'py, PyAny>>,
     seed: u64,
     out: Option<std::path::PathBuf>,
+    base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let base: qrenyi::Base = guard(|| base.parse())?;
     let list = |what: &str, v: Option<Bound<'py, PyAny>>| -> PyResult<Option<Vec<f64>>> {
         Ok(match convert::params(what, v.as_ref())? {
             convert::Params::Absent => None,
@@ -329,9 +343,9 @@ fn gaussian_experiment<'py>(
             cfg.lambdas = lambdas.unwrap_or_else(|| log_grid(2.5e-4, 0.1, 13));
             cfg.seed = seed;
             let result = experiment::run(&cfg, |_| {})?;
-            let summary = experiment::summary(&result)?;
+            let summary = experiment::summary(&result, base)?;
             let files = match &out {
-                Some(dir) => experiment::write_outputs(&result, dir)?,
+                Some(dir) => experiment::write_outputs(&result, dir, base)?,
                 None => Vec::new(),
             };
             Ok((result, summary, files))
@@ -340,27 +354,27 @@ fn gaussian_experiment<'py>(
     let scenarios = &result.config.scenarios;
     let mut run_rows = Vec::with_capacity(result.records.len());
     for r in &result.records {
-        let mut kv = scenario_items(py, &scenarios[r.scenario])?;
+        let mut kv = scenario_items(py, &scenarios[r.scenario], base)?;
         kv.extend([
-            ("n", o(py, r.n)?),
-            ("run", o(py, r.run)?),
-            ("alpha", o(py, r.alpha)?),
-            ("lambda", o(py, r.lambda)?),
-            ("divergence", o(py, r.value)?),
-            ("bandwidth", o(py, r.bandwidth)?),
+            ("n".into(), o(py, r.n)?),
+            ("run".into(), o(py, r.run)?),
+            ("alpha".into(), o(py, r.alpha)?),
+            ("lambda".into(), o(py, r.lambda)?),
+            (unit_key("divergence", base), o(py, base.scale(r.value))?),
+            ("bandwidth".into(), o(py, r.bandwidth)?),
         ]);
         run_rows.push(items(py, kv)?);
     }
     let mut curve_rows = Vec::with_capacity(result.curves.len());
     for c in &result.curves {
-        let mut kv = scenario_items(py, &scenarios[c.scenario])?;
+        let mut kv = scenario_items(py, &scenarios[c.scenario], base)?;
         kv.extend([
-            ("n", o(py, c.n)?),
-            ("alpha", o(py, c.alpha)?),
-            ("lambda", o(py, c.lambda)?),
-            ("mean", o(py, c.mean)?),
-            ("std", o(py, c.std)?),
-            ("renyi_exact", o(py, c.renyi)?),
+            ("n".into(), o(py, c.n)?),
+            ("alpha".into(), o(py, c.alpha)?),
+            ("lambda".into(), o(py, c.lambda)?),
+            (unit_key("mean", base), o(py, base.scale(c.mean))?),
+            (unit_key("std", base), o(py, base.scale(c.std))?),
+            (unit_key("renyi_exact", base), o(py, base.scale(c.renyi))?),
         ]);
         curve_rows.push(items(py, kv)?);
     }

@@ -199,13 +199,16 @@ def read_csv(path):
         return [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
 
 
-def test_gaussian_experiment_matches_cli(cli, tmp_path):
+@pytest.mark.parametrize("base", ["e", "2"])
+def test_gaussian_experiment_matches_cli(cli, tmp_path, base):
     flags = dict(dim=3, n=[20, 30], runs=2, alpha=[2, 6], lambdas=[0.001, 0.05], seed=7)
     code, out, err = cli("audit", "gaussian-experiment", "--dim", 3, "--n", "20,30", "--runs", 2,
                          "--alpha", "2,6", "--lambdas", "0.001,0.05", "--seed", 7,
-                         "--out", tmp_path / "cli")
+                         "--base", base, "--out", tmp_path / "cli")
     assert code == 0, err
-    r = kernel.gaussian_experiment(**flags, out=tmp_path / "py")
+    r = kernel.gaussian_experiment(**flags, out=tmp_path / "py", base=base)
+    unit = {"e": "nats", "2": "bits"}[base]
+    assert f"renyi_exact_{unit}" in r.curves[0] and f"divergence_{unit}" in r.runs[0]
     for name, rows in (("runs.csv", r.runs), ("curves.csv", r.curves)):
         want = read_csv(tmp_path / "cli" / name)
         assert len(rows) == len(want) > 0  # runs.csv adds each mechanism's DP λ values

@@ -102,7 +102,7 @@ fn cli_audit_contract_and_exit_codes() {
     let dp = "--alpha 2 --epsilon 1 --delta 0.005";
     let (code, out, err) = with_samples("audit", &px, &py, &format!("{dp} --lambda auto --json"));
     assert_eq!(code, 0, "{err}");
-    let v: Value = serde_json::from_str(&out).unwrap();
+    let v = one_order(&out);
     for key in [
         "divergence",
         "bandwidth",
@@ -126,7 +126,7 @@ fn cli_audit_contract_and_exit_codes() {
     let rest = "--alpha 2 --lambda 0.01 --rdp-tau 0.5 --method subsample --replicates 30 --bandwidth 3 --json";
     let (code, out, err) = with_samples("audit", &qx, &qy, rest);
     assert_eq!(code, 1, "{out}{err}");
-    let v: Value = serde_json::from_str(&out).unwrap();
+    let v = one_order(&out);
     assert_eq!(v["violation"], true);
     assert_eq!(v["interval"]["kind"], "subsample");
     // the rule that decided, and a note exactly when the interval excludes the point estimate
@@ -146,7 +146,7 @@ fn cli_audit_contract_and_exit_codes() {
     let rest2 = rest.replace("--rdp-tau 0.5", &format!("--rdp-tau {tau_bits} --base 2"));
     let (code2, out2, err2) = with_samples("audit", &qx, &qy, &rest2);
     assert_eq!(code2, 1, "{err2}");
-    let w: Value = serde_json::from_str(&out2).unwrap();
+    let w = one_order(&out2);
     assert_eq!(w["base"], "2");
     for k in ["divergence", "threshold", "tau"] {
         let (nats, bits) = (v[k].as_f64().unwrap(), w[k].as_f64().unwrap());
@@ -161,10 +161,61 @@ fn cli_audit_contract_and_exit_codes() {
     assert!(err.starts_with("error:") && err.contains("λ"), "{err}");
 }
 
+/// The one result of a one-order `audit --json` (with the top level's `violation` checked).
+fn one_order(out: &str) -> Value {
+    let v: Value = serde_json::from_str(out).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{v}");
+    assert_eq!(v["violation"], results[0]["violation"]);
+    results[0].clone()
+}
+
+/// `--alpha` takes a list: one result per order, each equal to that order's one-order run (the
+/// Gram blocks and the resampling draws are shared, not changed); the exit code is 1 iff some
+/// order detects a violation, and the human output has one row per order.
 #[test]
-fn cli_gaussian_experiment_writes_outputs() {
-    let dir = tmpdir("exp");
-    let (code, out, err) = qrenyi(&[
+fn cli_audit_alpha_list_is_one_test_per_order() {
+    let dir = tmpdir("audit-list");
+    let (qx, qy, _, _) = samples(&dir, 1.5);
+    let common =
+        "--lambda 0.01 --rdp-tau 0.3 --method bootstrap --replicates 25 --seed 3 --bandwidth 2";
+    let (code, out, err) = with_samples(
+        "audit",
+        &qx,
+        &qy,
+        &format!("--alpha 0.5,2,inf {common} --json"),
+    );
+    assert!(code == 0 || code == 1, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3);
+    let mut any = false;
+    for (r, a) in results.iter().zip(["0.5", "2", "inf"]) {
+        let (c1, out1, err1) =
+            with_samples("audit", &qx, &qy, &format!("--alpha {a} {common} --json"));
+        assert!(c1 == 0 || c1 == 1, "{err1}");
+        let single = one_order(&out1);
+        assert_eq!(r, &single, "α = {a}");
+        any |= single["violation"] == true;
+    }
+    assert_eq!(v["violation"], any);
+    assert_eq!(code, i32::from(any));
+    assert!((v["family_wise_level"].as_f64().unwrap() - 3.0 * 0.05).abs() < 1e-15);
+    let (_, human, _) = with_samples("audit", &qx, &qy, &format!("--alpha 0.5,2,inf {common}"));
+    let rows = human
+        .lines()
+        .filter(|l| l.contains("violation detected") || l.contains("VIOLATION DETECTED"))
+        .count();
+    assert_eq!(rows, 3, "{human}");
+    // an order the finite-sample threshold cannot take, anywhere in the list: exit 2
+    let (code, _, err) = with_samples("audit", &qx, &qy, "--alpha 2,0.5 --lambda 0.01 --tau 1");
+    assert_eq!(code, 2);
+    assert!(err.starts_with("error:") && err.contains("0.5"), "{err}");
+}
+
+/// `qrenyi audit gaussian-experiment` at d = 3, n = 20, two runs, α = 2, two λ, into `dir`.
+fn small_experiment(dir: &Path, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec![
         "audit",
         "gaussian-experiment",
         "--dim",
@@ -172,14 +223,22 @@ fn cli_gaussian_experiment_writes_outputs() {
         "--n",
         "20",
         "--runs",
-        "1",
+        "2",
         "--alpha",
         "2",
         "--lambdas",
         "0.01,0.1",
         "--out",
         dir.to_str().unwrap(),
-    ]);
+    ];
+    args.extend(extra);
+    qrenyi(&args)
+}
+
+#[test]
+fn cli_gaussian_experiment_writes_outputs() {
+    let dir = tmpdir("exp");
+    let (code, out, err) = small_experiment(&dir, &[]);
     assert_eq!(code, 0, "{err}");
     for f in [
         "runs.csv",
@@ -199,4 +258,57 @@ fn cli_gaussian_experiment_writes_outputs() {
     let curves = std::fs::read_to_string(dir.join("curves.csv")).unwrap();
     // 4 scenarios × 1 n × 1 α × 2 λ, plus the header
     assert_eq!(curves.lines().count(), 1 + 4 * 2);
+    assert!(curves.starts_with("delta_sens,epsilon_nats,"), "{curves}");
+    // --base 2: the same run (same seed) with every ε and divergence column in bits, the unit
+    // named in the headers and the summary
+    let dir2 = tmpdir("exp-bits");
+    let (code, _, err) = small_experiment(&dir2, &["--base", "2"]);
+    assert_eq!(code, 0, "{err}");
+    let table = |text: &str| -> (Vec<String>, Vec<Vec<f64>>) {
+        let mut lines = text.lines();
+        let head = lines.next().unwrap().split(',').map(String::from).collect();
+        let rows = lines
+            .map(|l| l.split(',').map(|v| v.parse::<f64>().unwrap()).collect())
+            .collect();
+        (head, rows)
+    };
+    for file in ["curves.csv", "runs.csv"] {
+        let (hn, rn) = table(&std::fs::read_to_string(dir.join(file)).unwrap());
+        let (hb, rb) = table(&std::fs::read_to_string(dir2.join(file)).unwrap());
+        assert_eq!(rn.len(), rb.len(), "{file}");
+        let mut scaled = 0;
+        for (j, (n, b)) in hn.iter().zip(&hb).enumerate() {
+            let logarithmic = n.ends_with("_nats");
+            assert_eq!(
+                b,
+                &if logarithmic {
+                    n.replace("_nats", "_bits")
+                } else {
+                    n.clone()
+                },
+                "{file}"
+            );
+            scaled += usize::from(logarithmic);
+            for (x, y) in rn.iter().zip(&rb) {
+                let want = if logarithmic {
+                    x[j] / std::f64::consts::LN_2
+                } else {
+                    x[j]
+                };
+                assert!(
+                    (y[j] - want).abs() <= 1e-12 * want.abs().max(1.0),
+                    "{file} {n}: {} vs {want}",
+                    y[j]
+                );
+            }
+        }
+        // ε and the divergence (runs); ε, mean, std and the exact Rényi divergence (curves)
+        assert_eq!(scaled, if file == "runs.csv" { 2 } else { 4 }, "{file}");
+    }
+    let summary = std::fs::read_to_string(dir2.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("every divergence below in bits"),
+        "{summary}"
+    );
+    assert!(summary.contains("exact RD αΔ²/2σ² (bits)"), "{summary}");
 }

@@ -461,6 +461,6 @@ fn experiment_respects_classical_renyi_bound() {
     for c in &res.curves {
         assert!(c.mean.is_finite() && c.mean <= c.renyi, "{c:?}");
     }
-    let md = experiment::summary(&res).unwrap();
+    let md = experiment::summary(&res, qrenyi::Base::E).unwrap();
     assert!(md.contains("(ε, δ)-DP checks"));
 }

@@ -370,6 +370,12 @@ fn cli_smooth_json_and_errors() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        // the SDP's progress spinner is hidden when stdout is not a terminal
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let mut got: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
         got.sort();
@@ -412,6 +418,11 @@ fn cli_smooth_json_and_errors() {
         "--base",
         "2",
     ]);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["base"], "2");
     assert_eq!(v["values"].as_array().unwrap().len(), 2);

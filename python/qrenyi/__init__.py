@@ -13,7 +13,8 @@ inf
 
 Sub-modules: :mod:`qrenyi.privacy` (zCDP/RDP ↔ (ε, δ), composition, mechanisms, certified
 qzCDP), :mod:`qrenyi.verify` (the counterexample search, custom statements, Dask shards),
-:mod:`qrenyi.kernel` (kernel Rényi divergence of samples and the audit).
+:mod:`qrenyi.kernel` (kernel Rényi divergence of samples, the audit, seed 002's Gaussian
+experiment), :mod:`qrenyi.smooth` (smooth divergences as certified brackets).
 
 Every error is a :class:`QrenyiError` (a ``ValueError``) whose message is the one the CLI prints
 after ``error:``. Conventions (natural logarithms unless ``base`` says otherwise, +∞ as
@@ -33,7 +34,7 @@ from ._qrenyi import (  # noqa: E402
     kinds,
     validate,
 )
-from . import kernel, privacy, verify  # noqa: E402
+from . import kernel, privacy, smooth, verify  # noqa: E402
 
 __all__ = [
     "Pair",
@@ -45,6 +46,7 @@ __all__ = [
     "kernel",
     "kinds",
     "privacy",
+    "smooth",
     "validate",
     "verify",
 ]

@@ -1,4 +1,4 @@
-from . import kernel as kernel, privacy as privacy, verify as verify
+from . import kernel as kernel, privacy as privacy, smooth as smooth, verify as verify
 from ._qrenyi import (
     Pair as Pair,
     QrenyiError as QrenyiError,

@@ -15,7 +15,7 @@ The samples are ``n × d`` arrays (a 1-D array is ``n`` one-dimensional samples)
 from . import _qrenyi
 from ._result import Result
 
-__all__ = ["divergence", "audit", "dp_lambda"]
+__all__ = ["divergence", "audit", "dp_lambda", "gaussian_experiment"]
 
 
 def divergence(x, y, alpha, lam, *, bandwidth="median", kernel="rbf", base="e"):
@@ -61,3 +61,39 @@ def audit(x, y, alpha, lam, *, epsilon=None, delta=None, rdp_tau=None, tau=None,
 def dp_lambda(epsilon, delta):
     """The regularisation λ that ``lam="auto"`` uses under the (ε,δ)-DP hypothesis."""
     return _qrenyi.dp_lambda(epsilon, delta)
+
+
+def gaussian_experiment(*, dim=30, n=(200, 400, 600), runs=5, alpha=(2, 6, 12), lambdas=None,
+                        seed=2022, out=None, base="e"):
+    """Seed 002's Figure 1 (``qrenyi audit gaussian-experiment``): the kernel Rényi divergence
+    D̂_(α,λ) of samples of the Gaussian mechanism on adjacent inputs, against λ, for the paper's
+    four mechanisms (Δ = 0 and Δ = 10 with (ε, δ) = (1, 0.005); Δ = 10 with (3, 0.03), (2, 0.2)).
+
+    ``dim``: output dimension; ``n``: sample sizes (n = m); ``runs``: repetitions per n;
+    ``alpha``: Rényi orders; ``lambdas``: regularisations (default: 13 log-spaced from 2.5e-4 to
+    0.1); ``seed``: RNG seed — the CLI's flags, same defaults, same numbers. ``out``: a folder
+    to write runs.csv, curves.csv, summary.md (and the figures when built with plotting), as the
+    CLI's ``--out``. ``base``: ``"e"``, ``"2"`` or ``"10"``, as the CLI's ``--base``: every ε and
+    divergence is reported in that unit and its key carries the unit, as the CSV columns do
+    (``divergence_nats``, ``mean_bits``, …).
+
+    The result has ``runs`` (one dict per row of runs.csv — the λ grid plus each mechanism's
+    (ε,δ)-DP λ values: delta_sens, epsilon, delta, sigma, n,
+    run, alpha, lambda, divergence_<unit>, bandwidth), ``curves`` (per row of curves.csv: …, n,
+    alpha, lambda, mean_<unit>, std_<unit>, renyi_exact_<unit>), ``summary`` (summary.md) and ``files`` (paths written).
+
+    >>> r = gaussian_experiment(dim=2, n=[20], runs=2, alpha=[2], lambdas=[0.01])
+    >>> len(r.curves), sorted(r.curves[0])[:3]    # 4 mechanisms × 1 n × 1 α × 1 λ
+    (4, ['alpha', 'delta', 'delta_sens'])
+    >>> 'renyi_exact_nats' in r.curves[0]
+    True
+    >>> len(r.runs) > 8    # runs.csv also holds each mechanism's DP λ values
+    True
+    """
+    return Result(
+        _qrenyi.gaussian_experiment(
+            dim=dim, n=list(n), runs=runs, alpha=list(alpha),
+            lambdas=None if lambdas is None else list(lambdas), seed=seed,
+            out=None if out is None else str(out), base=str(base),
+        )
+    )

@@ -8,6 +8,7 @@ use pyo3::IntoPyObjectExt;
 use qrenyi::kernel::audit::{
     audit, dp_regularization, AuditSpec, Hypothesis, Method, Resampling, ResamplingKind,
 };
+use qrenyi::kernel::experiment::{self, log_grid, ExperimentConfig, Scenario};
 use qrenyi::kernel::{median_bandwidth, Kernel, KernelDivergence, KernelKind};
 
 /// `median` or a positive number.
@@ -54,10 +55,13 @@ fn kernel_for(
     Kernel::new(kind, b)
 }
 
-fn items<'py>(py: Python<'py>, kv: Vec<(&str, Py<PyAny>)>) -> PyResult<Bound<'py, PyDict>> {
+fn items<'py, K: AsRef<str>>(
+    py: Python<'py>,
+    kv: Vec<(K, Py<PyAny>)>,
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     for (k, v) in kv {
-        d.set_item(k, v)?;
+        d.set_item(k.as_ref(), v)?;
     }
     Ok(d)
 }
@@ -264,7 +268,130 @@ fn dp_lambda(epsilon: f64, delta: f64) -> PyResult<f64> {
     guard(|| dp_regularization(epsilon, delta))
 }
 
+/// The scenario columns of `runs.csv` / `curves.csv`.
+fn scenario_items<'py>(
+    py: Python<'py>,
+    sc: &Scenario,
+    base: qrenyi::Base,
+) -> PyResult<Vec<(String, Py<PyAny>)>> {
+    Ok(vec![
+        ("delta_sens".into(), o(py, sc.sensitivity)?),
+        (unit_key("epsilon", base), o(py, base.scale(sc.epsilon))?),
+        ("delta".into(), o(py, sc.delta)?),
+        ("sigma".into(), o(py, sc.sigma)?),
+    ])
+}
+
+/// The CSV column of a value reported in `base` (`divergence` → `divergence_nats`, …).
+fn unit_key(name: &str, base: qrenyi::Base) -> String {
+    format!("{name}_{}", base.unit())
+}
+
+/// `audit gaussian-experiment`: seed 002's Figure 1 (the Gaussian mechanism, D̂_(α,λ) against
+/// λ). Returns `runs` and `curves` (one dict per row of `runs.csv` / `curves.csv`, the CSV
+/// columns as keys), `summary` (summary.md) and `files` (the paths written when `out` is given).
+#[pyfunction]
+#[pyo3(signature = (*, dim=30, n=None, runs=5, alpha=None, lambdas=None, seed=2022, out=None, base="e"))]
+#[allow(clippy::too_many_arguments)]
+fn gaussian_experiment<'py>(
+    py: Python<'py>,
+    dim: usize,
+    n: Option<Bound<'py, PyAny>>,
+    runs: usize,
+    alpha: Option<Bound<'py, PyAny>>,
+    lambdas: Option<Bound<'py, PyAny>>,
+    seed: u64,
+    out: Option<std::path::PathBuf>,
+    base: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let base: qrenyi::Base = guard(|| base.parse())?;
+    let list = |what: &str, v: Option<Bound<'py, PyAny>>| -> PyResult<Option<Vec<f64>>> {
+        Ok(match convert::params(what, v.as_ref())? {
+            convert::Params::Absent => None,
+            p => Some(p.values()),
+        })
+    };
+    let (ns, alphas, lambdas) = (
+        list("n", n)?,
+        list("alpha", alpha)?,
+        list("lambdas", lambdas)?,
+    );
+    let (result, summary, files) = py.detach(|| {
+        guard(|| {
+            let mut cfg = ExperimentConfig::paper()?;
+            cfg.dim = dim;
+            if let Some(ns) = ns {
+                cfg.ns = ns
+                    .iter()
+                    .map(|&v| {
+                        if v >= 2.0 && v.fract() == 0.0 && v < 1e7 {
+                            Ok(v as usize)
+                        } else {
+                            Err(qrenyi::Error::invalid(
+                                "n",
+                                v,
+                                "sample sizes must be integers ≥ 2",
+                            ))
+                        }
+                    })
+                    .collect::<qrenyi::Result<_>>()?;
+            }
+            cfg.runs = runs;
+            if let Some(a) = alphas {
+                cfg.alphas = a;
+            }
+            cfg.lambdas = lambdas.unwrap_or_else(|| log_grid(2.5e-4, 0.1, 13));
+            cfg.seed = seed;
+            let result = experiment::run(&cfg, |_| {})?;
+            let summary = experiment::summary(&result, base)?;
+            let files = match &out {
+                Some(dir) => experiment::write_outputs(&result, dir, base)?,
+                None => Vec::new(),
+            };
+            Ok((result, summary, files))
+        })
+    })?;
+    let scenarios = &result.config.scenarios;
+    let mut run_rows = Vec::with_capacity(result.records.len());
+    for r in &result.records {
+        let mut kv = scenario_items(py, &scenarios[r.scenario], base)?;
+        kv.extend([
+            ("n".into(), o(py, r.n)?),
+            ("run".into(), o(py, r.run)?),
+            ("alpha".into(), o(py, r.alpha)?),
+            ("lambda".into(), o(py, r.lambda)?),
+            (unit_key("divergence", base), o(py, base.scale(r.value))?),
+            ("bandwidth".into(), o(py, r.bandwidth)?),
+        ]);
+        run_rows.push(items(py, kv)?);
+    }
+    let mut curve_rows = Vec::with_capacity(result.curves.len());
+    for c in &result.curves {
+        let mut kv = scenario_items(py, &scenarios[c.scenario], base)?;
+        kv.extend([
+            ("n".into(), o(py, c.n)?),
+            ("alpha".into(), o(py, c.alpha)?),
+            ("lambda".into(), o(py, c.lambda)?),
+            (unit_key("mean", base), o(py, base.scale(c.mean))?),
+            (unit_key("std", base), o(py, base.scale(c.std))?),
+            (unit_key("renyi_exact", base), o(py, base.scale(c.renyi))?),
+        ]);
+        curve_rows.push(items(py, kv)?);
+    }
+    let files: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    items(
+        py,
+        vec![
+            ("runs", o(py, run_rows)?),
+            ("curves", o(py, curve_rows)?),
+            ("summary", o(py, summary)?),
+            ("files", o(py, files)?),
+        ],
+    )
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(gaussian_experiment, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_divergence, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_audit, m)?)?;
     m.add_function(wrap_pyfunction!(dp_lambda, m)?)?;

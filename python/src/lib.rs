@@ -19,6 +19,7 @@ mod convert;
 mod divergence;
 mod kernel;
 mod privacy;
+mod smooth;
 mod verify;
 
 pyo3::create_exception!(
@@ -91,5 +92,6 @@ fn _qrenyi(m: &Bound<'_, PyModule>) -> PyResult<()> {
     privacy::register(m)?;
     verify::register(m)?;
     kernel::register(m)?;
+    smooth::register(m)?;
     Ok(())
 }

@@ -421,15 +421,7 @@ mod python_thread {
 #[pyfunction]
 fn verify_replay(py: Python<'_>, path: PathBuf) -> PyResult<String> {
     let r = py.detach(|| guard(|| verify::replay(&path)))?;
-    let num = |v: f64| {
-        if v == f64::INFINITY {
-            serde_json::Value::from("inf")
-        } else if v == f64::NEG_INFINITY {
-            serde_json::Value::from("-inf")
-        } else {
-            serde_json::Value::from(v + 0.0)
-        }
-    };
+    let num = qrenyi::io::json_number;
     Ok(serde_json::json!({
         "lemma": r.lemma,
         "recorded_margin": num(r.recorded),
@@ -437,6 +429,7 @@ fn verify_replay(py: Python<'_>, path: PathBuf) -> PyResult<String> {
         "error": r.margin.error,
         "margin_nalgebra": num(r.margin_nalgebra.value),
         "margin_high_precision": r.margin_high_precision,
+        "recorded_margin_matches": r.recorded_matches,
         "violation": r.violation,
     })
     .to_string())

@@ -5,7 +5,7 @@ import inspect
 import pytest
 
 import qrenyi
-from qrenyi import _result, kernel, privacy, verify
+from qrenyi import _result, kernel, privacy, smooth, verify
 
 OBJECTS = {
     "qrenyi": qrenyi,
@@ -16,6 +16,7 @@ OBJECTS = {
     "qrenyi.privacy": privacy,
     "qrenyi.verify": verify,
     "qrenyi.kernel": kernel,
+    "qrenyi.smooth": smooth,
     "qrenyi._result": _result,
 }
 

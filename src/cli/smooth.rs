@@ -109,14 +109,17 @@ pub fn run(args: &Args) -> Result<i32> {
             };
             let (rho, sigma) = (load(&args.rho, "rho")?, load(&args.sigma, "sigma")?);
             let ball: Ball = args.ball.parse()?;
+            if args.kind != SmoothKind::Dmax && args.ball != "purified" {
+                return Err(unused("ball", kind));
+            }
+            let bar = super::progress(None, &format!("{{spinner}} {kind} SDP  {{elapsed}}"));
             let b = if args.kind == SmoothKind::Dmax {
-                smooth::max_divergence(&rho, &sigma, args.epsilon, ball)?
+                smooth::max_divergence(&rho, &sigma, args.epsilon, ball)
             } else {
-                if args.ball != "purified" {
-                    return Err(unused("ball", kind));
-                }
-                smooth::hypothesis_testing(&rho, &sigma, args.epsilon)?
+                smooth::hypothesis_testing(&rho, &sigma, args.epsilon)
             };
+            bar.finish_and_clear();
+            let b = b?;
             let (v, l, u) = scaled(&b);
             out.insert("kind".into(), json!(kind));
             out.insert("epsilon".into(), json_number(args.epsilon));
@@ -138,11 +141,23 @@ pub fn run(args: &Args) -> Result<i32> {
             let q = &args.q.as_ref().ok_or_else(|| missing("q", kind))?.0;
             let alphas = &args.alpha.as_ref().ok_or_else(|| missing("alpha", kind))?.0;
             let mut rows = Vec::new();
+            let bar = super::progress(
+                Some(alphas.len() as u64),
+                "{bar:30} {pos}/{len} orders α  {elapsed}",
+            );
             for &a in alphas {
                 let b = if a == f64::INFINITY {
-                    smooth::classical::smooth_max(p, q, args.epsilon)?
+                    smooth::classical::smooth_max(p, q, args.epsilon)
                 } else {
-                    smooth::classical::smooth_renyi(p, q, a, args.epsilon)?
+                    smooth::classical::smooth_renyi(p, q, a, args.epsilon)
+                };
+                bar.inc(1);
+                let b = match b {
+                    Ok(b) => b,
+                    Err(e) => {
+                        bar.finish_and_clear();
+                        return Err(e);
+                    }
                 };
                 let (v, l, u) = scaled(&b);
                 rows.push(json!({
@@ -152,6 +167,7 @@ pub fn run(args: &Args) -> Result<i32> {
                     "upper": json_number(u),
                 }));
             }
+            bar.finish_and_clear();
             out.insert("kind".into(), json!(kind));
             out.insert("epsilon".into(), json_number(args.epsilon));
             out.insert("values".into(), Value::Array(rows));

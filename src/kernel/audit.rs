@@ -339,18 +339,20 @@ pub fn resampling_interval(
     check_level(level)?;
     let blocks = GramBlocks::new(x, y, kernel)?;
     let estimate = blocks.full()?.divergence(alpha, lambda)?;
-    let ci = interval_from_blocks(&blocks, estimate, alpha, lambda, level, cfg)?;
-    Ok((estimate, ci))
+    let ci = intervals_from_blocks(&blocks, &[(alpha, estimate)], lambda, level, cfg)?;
+    Ok((estimate, ci[0].clone()))
 }
 
-fn interval_from_blocks(
+/// One resampling interval per `(α, estimate)`: every replicate's Gram blocks are drawn and
+/// decomposed once and evaluated at each α, so the draws (and each α's interval) are those of a
+/// one-order run with the same seed.
+fn intervals_from_blocks(
     blocks: &GramBlocks,
-    estimate: f64,
-    alpha: f64,
+    orders: &[(f64, f64)],
     lambda: f64,
     level: f64,
     cfg: &Resampling,
-) -> Result<ConfidenceInterval> {
+) -> Result<Vec<ConfidenceInterval>> {
     if cfg.replicates < 10 || cfg.replicates > MAX_REPLICATES {
         return Err(Error::invalid(
             "replicates",
@@ -377,35 +379,44 @@ fn interval_from_blocks(
         (n, m)
     };
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
-    let mut reps = Vec::with_capacity(cfg.replicates);
+    let mut reps = vec![Vec::with_capacity(cfg.replicates); orders.len()];
     for _ in 0..cfg.replicates {
         let ix = draw(&mut rng, n, bn, !subsample);
         let iy = draw(&mut rng, m, bm, !subsample);
-        reps.push(blocks.estimator(&ix, &iy)?.divergence(alpha, lambda)?);
+        let est = blocks.estimator(&ix, &iy)?;
+        for (r, &(alpha, _)) in reps.iter_mut().zip(orders) {
+            r.push(est.divergence(alpha, lambda)?);
+        }
     }
-    reps.sort_by(f64::total_cmp);
-    let (qlo, qhi) = (quantile(&reps, level), quantile(&reps, 1.0 - level));
-    let (lower, upper) = if !estimate.is_finite() {
-        (estimate, estimate)
-    } else if subsample {
-        let s = cfg.fraction.sqrt();
-        (
-            estimate - s * (qhi - estimate),
-            estimate - s * (qlo - estimate),
-        )
-    } else {
-        (2.0 * estimate - qhi, 2.0 * estimate - qlo)
-    };
-    Ok(ConfidenceInterval {
-        lower: if lower.is_nan() {
-            f64::NEG_INFINITY
-        } else {
-            lower
-        },
-        upper: if upper.is_nan() { f64::INFINITY } else { upper },
-        kind: cfg.kind,
-        replicates: cfg.replicates,
-    })
+    Ok(reps
+        .iter_mut()
+        .zip(orders)
+        .map(|(reps, &(_, estimate))| {
+            reps.sort_by(f64::total_cmp);
+            let (qlo, qhi) = (quantile(reps, level), quantile(reps, 1.0 - level));
+            let (lower, upper) = if !estimate.is_finite() {
+                (estimate, estimate)
+            } else if subsample {
+                let s = cfg.fraction.sqrt();
+                (
+                    estimate - s * (qhi - estimate),
+                    estimate - s * (qlo - estimate),
+                )
+            } else {
+                (2.0 * estimate - qhi, 2.0 * estimate - qlo)
+            };
+            ConfidenceInterval {
+                lower: if lower.is_nan() {
+                    f64::NEG_INFINITY
+                } else {
+                    lower
+                },
+                upper: if upper.is_nan() { f64::INFINITY } else { upper },
+                kind: cfg.kind,
+                replicates: cfg.replicates,
+            }
+        })
+        .collect())
 }
 
 /// How the audit sets its margin.
@@ -466,21 +477,76 @@ pub fn audit(
     kernel: &Kernel,
     spec: &AuditSpec,
 ) -> Result<AuditReport> {
+    let mut reports = audit_orders(x, y, kernel, spec, &[spec.alpha])?;
+    Ok(reports.remove(0))
+}
+
+/// [`audit`] at each Rényi order of `alphas` (`spec.alpha` is not used), one report per order in
+/// the order given. The Gram blocks, the full-sample decomposition and, for a resampling method,
+/// every replicate's decomposition are computed once and shared by all orders, so each report
+/// equals the one-order [`audit`] with that α. Each test has level β on its own; rejecting when
+/// any of k orders rejects has family-wise level ≤ kβ (union bound).
+pub fn audit_orders(
+    x: ArrayView2<f64>,
+    y: ArrayView2<f64>,
+    kernel: &Kernel,
+    spec: &AuditSpec,
+    alphas: &[f64],
+) -> Result<Vec<AuditReport>> {
     check_level(spec.level)?;
-    spec.hypothesis.check(spec.alpha, spec.lambda)?;
+    if alphas.is_empty() {
+        return Err(Error::Empty(
+            "the audit needs at least one Rényi order α".into(),
+        ));
+    }
+    for &alpha in alphas {
+        spec.hypothesis.check(alpha, spec.lambda)?;
+    }
     let blocks = GramBlocks::new(x, y, kernel)?;
     let est = blocks.full()?;
-    let divergence = est.divergence(spec.alpha, spec.lambda)?;
+    let estimates = alphas
+        .iter()
+        .map(|&a| Ok((a, est.divergence(a, spec.lambda)?)))
+        .collect::<Result<Vec<_>>>()?;
+    let intervals = match spec.method {
+        Method::FiniteSample => None,
+        Method::Resampling(cfg) => Some(intervals_from_blocks(
+            &blocks,
+            &estimates,
+            spec.lambda,
+            spec.level,
+            &cfg,
+        )?),
+    };
+    estimates
+        .iter()
+        .enumerate()
+        .map(|(i, &(alpha, divergence))| {
+            let interval = intervals.as_ref().map(|c| c[i].clone());
+            report(&est, kernel, spec, alpha, divergence, interval)
+        })
+        .collect()
+}
+
+/// One order's report from the shared full-sample estimator (and its resampling interval).
+fn report(
+    est: &KernelDivergence,
+    kernel: &Kernel,
+    spec: &AuditSpec,
+    alpha: f64,
+    divergence: f64,
+    interval: Option<ConfidenceInterval>,
+) -> Result<AuditReport> {
     let (n, m) = (est.n(), est.m());
-    let finite_sample = if spec.alpha > 1.0 && spec.alpha.is_finite() {
+    let finite_sample = if alpha > 1.0 && alpha.is_finite() {
         let p = est.rho_spectrum()?;
         let norm = p
             .iter()
-            .map(|&v| v.max(0.0).powf(spec.alpha))
+            .map(|&v| v.max(0.0).powf(alpha))
             .sum::<f64>()
-            .powf(1.0 / spec.alpha);
+            .powf(1.0 / alpha);
         Some(finite_sample_threshold(
-            spec.alpha,
+            alpha,
             spec.lambda,
             n,
             m,
@@ -502,7 +568,7 @@ pub fn audit(
         format!(
             "{} implies (α = {}, λ = {}, τ = {tau})-RKRDP{}",
             spec.hypothesis.describe(),
-            spec.alpha,
+            alpha,
             spec.lambda,
             match spec.hypothesis {
                 Hypothesis::Rkrdp { .. } => " (it is the hypothesis)",
@@ -511,28 +577,8 @@ pub fn audit(
             }
         ),
     ];
-    let (threshold, method, interval) = match spec.method {
-        Method::FiniteSample => {
-            let fs = finite_sample.ok_or_else(|| Error::AlphaOutOfRange {
-                alpha: spec.alpha,
-                expected: "the finite-sample threshold needs 1 < α < ∞; use a resampling method"
-                    .into(),
-            })?;
-            assumptions.push(
-                "finite-sample threshold: McDiarmid bound in Hilbert–Schmidt norm + order property (docs/kernel.md § finite_sample_threshold); level β holds for every n"
-                    .into(),
-            );
-            (tau + fs.total, "finite-sample", None)
-        }
-        Method::Resampling(cfg) => {
-            let ci = interval_from_blocks(
-                &blocks,
-                divergence,
-                spec.alpha,
-                spec.lambda,
-                spec.level,
-                &cfg,
-            )?;
+    let (threshold, method) = match (spec.method, &interval) {
+        (Method::Resampling(cfg), Some(ci)) => {
             assumptions.push(format!(
                 "{} interval with {} replicates: asymptotic level only (√n-consistent estimator), no finite-sample guarantee",
                 cfg.kind.name(),
@@ -543,7 +589,19 @@ pub fn audit(
             } else {
                 0.0
             };
-            (tau + margin, cfg.kind.name(), Some(ci))
+            (tau + margin, cfg.kind.name())
+        }
+        _ => {
+            let fs = finite_sample.ok_or_else(|| Error::AlphaOutOfRange {
+                alpha,
+                expected: "the finite-sample threshold needs 1 < α < ∞; use a resampling method"
+                    .into(),
+            })?;
+            assumptions.push(
+                "finite-sample threshold: McDiarmid bound in Hilbert–Schmidt norm + order property (docs/kernel.md § finite_sample_threshold); level β holds for every n"
+                    .into(),
+            );
+            (tau + fs.total, "finite-sample")
         }
     };
     Ok(AuditReport {

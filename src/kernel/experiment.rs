@@ -11,6 +11,7 @@ use super::audit::{dp_regularization, paper_dp_regularization};
 use super::gaussian::{calibrate_sigma, gaussian_renyi};
 use super::{median_bandwidth, Kernel, KernelDivergence, KernelKind};
 use crate::error::{Error, Result};
+use crate::Base;
 use ndarray::Array2;
 #[cfg(feature = "plot")]
 use plotters::coord::Shift;
@@ -66,10 +67,15 @@ impl Scenario {
         .collect()
     }
 
-    fn label(&self) -> String {
+    /// The scenario in words, its ε in `base`.
+    fn label(&self, base: Base) -> String {
         format!(
-            "Δ = {}, (ε, δ) = ({}, {}), σ = {:.4}",
-            self.sensitivity, self.epsilon, self.delta, self.sigma
+            "Δ = {}, (ε, δ) = ({} {}, {}), σ = {:.4}",
+            self.sensitivity,
+            base.scale(self.epsilon),
+            base.unit(),
+            self.delta,
+            self.sigma
         )
     }
 }
@@ -285,7 +291,7 @@ fn run_scenario(
         progress(&format!(
             "scenario {} ({}), n = {n}, run {}/{}",
             si + 1,
-            sc.label(),
+            sc.label(Base::E),
             run + 1,
             config.runs
         ));
@@ -349,11 +355,14 @@ fn aggregate(config: &ExperimentConfig, records: &[Record]) -> Result<Vec<CurveP
     Ok(out)
 }
 
-/// Append one CSV line: the scenario's `Δ, ε, δ, σ`, then `fields`.
-fn csv_line(out: &mut String, sc: &Scenario, fields: &[&dyn std::fmt::Display]) {
+/// Append one CSV line: the scenario's `Δ, ε, δ, σ` (ε in `base`), then `fields`.
+fn csv_line(out: &mut String, sc: &Scenario, base: Base, fields: &[&dyn std::fmt::Display]) {
     let mut line = format!(
         "{},{},{},{}",
-        sc.sensitivity, sc.epsilon, sc.delta, sc.sigma
+        sc.sensitivity,
+        base.scale(sc.epsilon),
+        sc.delta,
+        sc.sigma
     );
     for f in fields {
         let _ = write!(line, ",{f}");
@@ -363,28 +372,46 @@ fn csv_line(out: &mut String, sc: &Scenario, fields: &[&dyn std::fmt::Display]) 
 
 /// Write `runs.csv` (every estimate), `curves.csv` (means over runs), `summary.md` and, with the
 /// `plot` feature, `figure1.svg` and `figure1.png` into `dir` (created if missing). Returns the
-/// written paths.
-pub fn write_outputs(result: &ExperimentResult, dir: &Path) -> Result<Vec<std::path::PathBuf>> {
+/// written paths. Every divergence and ε written (CSV columns, summary, figure) is in `base`
+/// (computed in nats, converted by [`Base::scale`]); the CSV headers and the summary name the
+/// unit (`divergence_bits`, …).
+pub fn write_outputs(
+    result: &ExperimentResult,
+    dir: &Path,
+    base: Base,
+) -> Result<Vec<std::path::PathBuf>> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let cfg = &result.config;
+    let b = |v: f64| base.scale(v);
+    let u = base.unit();
     let mut runs =
-        String::from("delta_sens,epsilon,delta,sigma,n,run,alpha,lambda,divergence,bandwidth\n");
+        format!("delta_sens,epsilon_{u},delta,sigma,n,run,alpha,lambda,divergence_{u},bandwidth\n");
     for r in &result.records {
         let sc = &cfg.scenarios[r.scenario];
         csv_line(
             &mut runs,
             sc,
-            &[&r.n, &r.run, &r.alpha, &r.lambda, &r.value, &r.bandwidth],
+            base,
+            &[&r.n, &r.run, &r.alpha, &r.lambda, &b(r.value), &r.bandwidth],
         );
     }
-    let mut curves =
-        String::from("delta_sens,epsilon,delta,sigma,n,alpha,lambda,mean,std,renyi_exact\n");
+    let mut curves = format!(
+        "delta_sens,epsilon_{u},delta,sigma,n,alpha,lambda,mean_{u},std_{u},renyi_exact_{u}\n"
+    );
     for c in &result.curves {
         let sc = &cfg.scenarios[c.scenario];
         csv_line(
             &mut curves,
             sc,
-            &[&c.n, &c.alpha, &c.lambda, &c.mean, &c.std, &c.renyi],
+            base,
+            &[
+                &c.n,
+                &c.alpha,
+                &c.lambda,
+                &b(c.mean),
+                &b(c.std),
+                &b(c.renyi),
+            ],
         );
     }
     // each file replaced atomically (written beside it, then renamed): a link planted at one of
@@ -397,7 +424,7 @@ pub fn write_outputs(result: &ExperimentResult, dir: &Path) -> Result<Vec<std::p
         .collect();
     replace_with_bytes(&paths[0], runs.as_bytes())?;
     replace_with_bytes(&paths[1], curves.as_bytes())?;
-    replace_with_bytes(&paths[2], summary(result)?.as_bytes())?;
+    replace_with_bytes(&paths[2], summary(result, base)?.as_bytes())?;
     #[cfg(feature = "plot")]
     {
         use crate::io::replace_atomically;
@@ -405,12 +432,12 @@ pub fn write_outputs(result: &ExperimentResult, dir: &Path) -> Result<Vec<std::p
         let (svg, png) = (dir.join("figure1.svg"), dir.join("figure1.png"));
         replace_atomically(&svg, |tmp| {
             let root = SVGBackend::new(tmp, (1200, 1000)).into_drawing_area();
-            draw_figure(result, &root).map_err(|e| Error::io(&svg, e))?;
+            draw_figure(result, base, &root).map_err(|e| Error::io(&svg, e))?;
             root.present().map_err(|e| Error::io(&svg, e))
         })?;
         replace_atomically(&png, |tmp| {
             let root = BitMapBackend::new(tmp, (1200, 1000)).into_drawing_area();
-            draw_figure(result, &root).map_err(|e| Error::io(&png, e))?;
+            draw_figure(result, base, &root).map_err(|e| Error::io(&png, e))?;
             root.present().map_err(|e| Error::io(&png, e))
         })?;
         paths.extend([svg, png]);
@@ -434,6 +461,7 @@ type DrawResult<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 #[cfg(feature = "plot")]
 fn draw_figure<DB: DrawingBackend>(
     result: &ExperimentResult,
+    base: Base,
     root: &DrawingArea<DB, Shift>,
 ) -> DrawResult<()>
 where
@@ -449,14 +477,15 @@ where
         let pts: Vec<&CurvePoint> = result.curves.iter().filter(|c| c.scenario == si).collect();
         let lam_lo = cfg.lambdas.iter().copied().fold(f64::INFINITY, f64::min);
         let lam_hi = cfg.lambdas.iter().copied().fold(0.0, f64::max);
+        let b = |v: f64| base.scale(v);
         let finite = pts
             .iter()
-            .flat_map(|c| [c.mean, c.renyi])
+            .flat_map(|c| [b(c.mean), b(c.renyi)])
             .filter(|v| v.is_finite());
-        let ymax = finite.clone().fold(sc.epsilon, f64::max) * 1.08 + 1e-3;
+        let ymax = finite.clone().fold(b(sc.epsilon), f64::max) * 1.08 + 1e-3;
         let ymin = finite.fold(0.0, f64::min);
         let mut chart = ChartBuilder::on(area)
-            .caption(sc.label(), ("sans-serif", 18))
+            .caption(sc.label(base), ("sans-serif", 18))
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(55)
@@ -464,7 +493,10 @@ where
         chart
             .configure_mesh()
             .x_desc("λ")
-            .y_desc("regularised kernel Rényi divergence")
+            .y_desc(format!(
+                "regularised kernel Rényi divergence ({})",
+                base.unit()
+            ))
             .x_label_formatter(&|v| format!("{v:.0e}"))
             .label_style(("sans-serif", 13))
             .draw()?;
@@ -474,7 +506,7 @@ where
                 let line: Vec<(f64, f64)> = pts
                     .iter()
                     .filter(|c| c.alpha == alpha && c.n == n && c.mean.is_finite())
-                    .map(|c| (c.lambda, c.mean))
+                    .map(|c| (c.lambda, b(c.mean)))
                     .collect();
                 let width = 1 + ni as u32;
                 chart
@@ -488,7 +520,7 @@ where
                         .map(|&(x, y)| Circle::new((x, y), 2 + ni as i32, color.filled())),
                 )?;
             }
-            let rd = gaussian_renyi(alpha, sc.sensitivity, sc.sigma).map_err(Box::new)?;
+            let rd = b(gaussian_renyi(alpha, sc.sensitivity, sc.sigma).map_err(Box::new)?);
             if rd <= ymax {
                 chart
                     .draw_series(DashedLineSeries::new(
@@ -511,6 +543,7 @@ where
         }
         for ((eps, del), dash, gap, color) in dp_lines {
             let lam = paper_dp_regularization(eps, del).map_err(Box::new)?;
+            let eps = b(eps);
             let style = color.stroke_width(2);
             if lam >= lam_lo && lam <= lam_hi {
                 chart.draw_series(DashedLineSeries::new(
@@ -545,8 +578,10 @@ where
 
 /// The markdown summary: settings, σ per scenario, the DP checks at `λ = δe^{−ε}` and `2δe^{−ε}`
 /// (mean estimate vs τ = ε) and how often the estimate stayed below the exact Rényi divergence.
-pub fn summary(result: &ExperimentResult) -> Result<String> {
+pub fn summary(result: &ExperimentResult, base: Base) -> Result<String> {
     let cfg = &result.config;
+    let b = |v: f64| base.scale(v);
+    let u = base.unit();
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -566,7 +601,7 @@ pub fn summary(result: &ExperimentResult) -> Result<String> {
     );
     let _ = writeln!(
         s,
-        "| Δ | (ε, δ) | σ (Balle–Wang) | α | exact RD αΔ²/2σ² | max mean D̂ over λ, n |"
+        "ε and every divergence below in {u} (`--base`; the λ rules δe^(−ε) take ε in nats).\n\n| Δ | (ε, δ) | σ (Balle–Wang) | α | exact RD αΔ²/2σ² ({u}) | max mean D̂ over λ, n ({u}) |"
     );
     let _ = writeln!(s, "|---|---|---|---|---|---|");
     let mut below = (0usize, 0usize);
@@ -584,7 +619,13 @@ pub fn summary(result: &ExperimentResult) -> Result<String> {
             let _ = writeln!(
                 s,
                 "| {} | ({}, {}) | {:.6} | {} | {:.4} | {:.4} |",
-                sc.sensitivity, sc.epsilon, sc.delta, sc.sigma, alpha, rd, top
+                sc.sensitivity,
+                b(sc.epsilon),
+                sc.delta,
+                sc.sigma,
+                alpha,
+                b(rd),
+                b(top)
             );
         }
     }
@@ -600,7 +641,7 @@ pub fn summary(result: &ExperimentResult) -> Result<String> {
     );
     let _ = writeln!(
         s,
-        "| mechanism | claimed (ε, δ) | λ rule | λ | α | mean D̂ | τ = ε | exceeds |"
+        "| mechanism | claimed (ε, δ) | λ rule | λ | α | mean D̂ ({u}) | τ = ε ({u}) | exceeds |"
     );
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
     let nmax = cfg.ns.iter().copied().max().unwrap_or(0);
@@ -610,10 +651,13 @@ pub fn summary(result: &ExperimentResult) -> Result<String> {
                 let (mean, _) = mean_std(&result.records, si, nmax, alpha, lam);
                 let _ = writeln!(
                     s,
-                    "| Δ = {}, calibrated ({}, {}) | ({eps}, {del}) | {rule} | {lam:.3e} | {alpha} | {mean:.4} | {eps} | {} |",
+                    "| Δ = {}, calibrated ({}, {}) | ({}, {del}) | {rule} | {lam:.3e} | {alpha} | {:.4} | {} | {} |",
                     sc.sensitivity,
-                    sc.epsilon,
+                    b(sc.epsilon),
                     sc.delta,
+                    b(eps),
+                    b(mean),
+                    b(eps),
                     if mean > eps { "yes" } else { "no" }
                 );
             }

@@ -100,18 +100,18 @@ pub fn states(matrices: &[Array2<Complex64>]) -> Vec<Result<DensityMatrix>> {
     run(matrices, dim, |m| DensityMatrix::new(m.clone()))
 }
 
-/// Smallest number of pairs that [`Backend::Auto`] sends to the GPU's batched path
-/// ([`sandwiched_from_matrices`], `d ≤ 32`, feature `cuda`, a device present). Below it the
-/// fixed cost of the batched calls (≈ 1 ms of launches and copies) exceeds rayon's time on the
+/// Smallest number of pairs that [`Backend::Auto`](crate::spectral::Backend::Auto) sends to the
+/// GPU's batched path ([`sandwiched_from_matrices`], `d ≤ 32`, feature `cuda`, a device
+/// present). Below it the fixed cost of the batched calls (≈ 1 ms of launches and copies) exceeds rayon's time on the
 /// host cores (docs/PERFORMANCE.md, "GPU").
 pub const AUTO_CUDA_BATCH_FROM: usize = 256;
 
 /// Sandwiched `D̃_α(ρ_k‖σ_k)` for many pairs of raw matrices: validation of each input (as
 /// [`DensityMatrix::with_options`] with `tol`) and its value, one result per pair in input order.
 ///
-/// With the GPU (`backend` = [`Backend::Cuda`], or [`Backend::Auto`] from
-/// [`AUTO_CUDA_BATCH_FROM`] pairs with a device present), a finite `α > 1` and equal dimensions
-/// `d ≤ 32`, every pair runs in one batched pass (`spectral::cuda`'s batched Jacobi and strided
+/// With the GPU (`backend` = [`Backend::Cuda`](crate::spectral::Backend::Cuda), or
+/// [`Backend::Auto`](crate::spectral::Backend::Auto) from [`AUTO_CUDA_BATCH_FROM`] pairs with a
+/// device present), a finite `α > 1` and equal dimensions `d ≤ 32`, every pair runs in one batched pass (`spectral::cuda`'s batched Jacobi and strided
 /// products): `σ_k = V_k diag(μ) V_k†`, `ρ'_k = V_k†ρ_kV_k`, the values `ν` of `D ρ'_k D`, and
 /// the value of [`sandwiched_from_matrices`](super::sandwiched_from_matrices) (full-rank σ); ρ's
 /// PSD check uses its eigenvalues from the same pass. A pair with a rank-deficient σ, a Jacobi

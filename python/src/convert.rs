@@ -9,7 +9,7 @@ use num_complex::Complex64;
 use numpy::{PyArrayDyn, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyFloat, PyInt};
+use pyo3::types::{PyDict, PyFloat, PyInt};
 use qrenyi::state::DensityMatrix;
 
 /// One operand of a divergence: a matrix, a stack of matrices, or a validated state.
@@ -250,4 +250,16 @@ pub fn params(what: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Params> {
             ),
         )),
     }
+}
+
+/// A Python dict of `(key, value)` pairs, in order (the result objects' `to_dict()`s).
+pub fn dict<'py, K: AsRef<str>>(
+    py: Python<'py>,
+    kv: Vec<(K, Py<PyAny>)>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in kv {
+        d.set_item(k.as_ref(), v)?;
+    }
+    Ok(d)
 }

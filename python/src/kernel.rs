@@ -55,17 +55,6 @@ fn kernel_for(
     Kernel::new(kind, b)
 }
 
-fn items<'py, K: AsRef<str>>(
-    py: Python<'py>,
-    kv: Vec<(K, Py<PyAny>)>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    for (k, v) in kv {
-        d.set_item(k.as_ref(), v)?;
-    }
-    Ok(d)
-}
-
 fn o<'py, T: IntoPyObject<'py>>(py: Python<'py>, v: T) -> PyResult<Py<PyAny>> {
     v.into_py_any(py)
 }
@@ -95,7 +84,7 @@ fn kernel_divergence<'py>(
             Ok((est.divergence(alpha, lam)?, k, est.n(), est.m()))
         })
     })?;
-    items(
+    convert::dict(
         py,
         vec![
             ("value", o(py, base.scale(v) + 0.0)?),
@@ -211,7 +200,7 @@ fn kernel_audit<'py>(
         })
     })?;
     let fs = match r.finite_sample {
-        Some(f) => items(
+        Some(f) => convert::dict(
             py,
             vec![
                 ("eta_p", o(py, f.eta_p)?),
@@ -226,7 +215,7 @@ fn kernel_audit<'py>(
         None => py.None(),
     };
     let ci = match &r.interval {
-        Some(c) => items(
+        Some(c) => convert::dict(
             py,
             vec![
                 ("kind", o(py, c.kind.name())?),
@@ -239,7 +228,7 @@ fn kernel_audit<'py>(
         .unbind(),
         None => py.None(),
     };
-    items(
+    convert::dict(
         py,
         vec![
             ("divergence", o(py, r.divergence + 0.0)?),
@@ -363,7 +352,7 @@ fn gaussian_experiment<'py>(
             (unit_key("divergence", base), o(py, base.scale(r.value))?),
             ("bandwidth".into(), o(py, r.bandwidth)?),
         ]);
-        run_rows.push(items(py, kv)?);
+        run_rows.push(convert::dict(py, kv)?);
     }
     let mut curve_rows = Vec::with_capacity(result.curves.len());
     for c in &result.curves {
@@ -376,10 +365,10 @@ fn gaussian_experiment<'py>(
             (unit_key("std", base), o(py, base.scale(c.std))?),
             (unit_key("renyi_exact", base), o(py, base.scale(c.renyi))?),
         ]);
-        curve_rows.push(items(py, kv)?);
+        curve_rows.push(convert::dict(py, kv)?);
     }
     let files: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
-    items(
+    convert::dict(
         py,
         vec![
             ("runs", o(py, run_rows)?),

@@ -43,13 +43,7 @@ fn want(epsilon: Option<f64>, delta: Option<f64>, base: Base) -> PyResult<Want> 
 type Pairs = Vec<(&'static str, PyObject)>;
 type PyObject = Py<PyAny>;
 
-fn dict<'py>(py: Python<'py>, items: Pairs) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    for (k, v) in items {
-        d.set_item(k, v)?;
-    }
-    Ok(d)
-}
+use crate::convert::dict;
 
 fn f(py: Python<'_>, x: f64) -> PyObject {
     // + 0.0 turns −0 into 0, as the CLI's JSON does

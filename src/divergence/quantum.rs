@@ -26,7 +26,8 @@ use super::petz::PetzFactors;
 use super::{renyi_mean, Family};
 use crate::error::{Error, Result};
 use crate::spectral::{
-    adjoint_times, graded_psd_eigen, gram, zero_threshold, EigenSolver, GradedSpectrum, EPS,
+    adjoint_times, graded_gram_eigen, graded_psd_eigen, gram, zero_threshold, EigenSolver,
+    GradedSpectrum, EPS,
 };
 use crate::state::{dagger, DensityMatrix};
 use ndarray::{Array2, Axis};
@@ -674,8 +675,8 @@ impl SandwichedView<'_> {
     /// `E = Σ_k [(s_k+δ)^{2α} − (s_k−δ)_+^{2α}] / Σ_k s_k^{2α}` (plus `δ^{2α}` for each unresolved
     /// rank) gives `E/(1−α) ≤ fast_below_one_tolerance(n)` in `D̃_α`. Otherwise (small α, strongly
     /// graded σ, tiny eigenvalues of ρ) the graded Jacobi method
-    /// ([`crate::spectral::graded_psd_eigen`]) computes `ν` to relative accuracy from
-    /// `ρ'_ss` and `ln μ` without forming `D^{γ/2}`.
+    /// ([`crate::spectral::graded_gram_eigen`]) computes `ν` to relative accuracy from the factor
+    /// `W_{s, supp ρ} Λ^{1/2}` of `ρ'_ss` and `ln μ` without forming `D^{γ/2}`.
     fn below_one(&self, alpha: f64, scale: &[f64]) -> Result<Spectrum> {
         let b = self.basis;
         let s = &b.support;
@@ -712,20 +713,15 @@ impl SandwichedView<'_> {
         {
             return Ok(Spectrum::Scaled(kept.iter().map(|x| x * x).collect()));
         }
-        let c = self.rho_in_basis.select(Axis(0), s).select(Axis(1), s);
+        // the graded route on the factor G = W_{s, supp ρ} Λ^{1/2} of ρ'_ss: exactly the rank of
+        // ρ under the zero-threshold convention (ρ'_ss itself also carries ρ's sub-threshold part
+        // and rounding, which the grading would turn into spurious eigenvalues)
+        let g = Array2::from_shape_fn((n, rs.len()), |(x, y)| u[[s[x], rs[y]]] * root[y]);
         let gamma = (1.0 - alpha) / alpha;
-        // when ρ leaks, its compression to supp σ carries rounding noise of size ~ε λ_max(ρ)
-        let floor = if b.supported {
-            0.0
-        } else {
-            zero_threshold(n, er.max_value())
-        };
-        Ok(Spectrum::Graded(graded_psd_eigen(
-            c.view(),
+        Ok(Spectrum::Graded(graded_gram_eigen(
+            g.view(),
             &self.ln_mu()?,
             0.5 * gamma,
-            rank,
-            floor,
             false,
         )?))
     }

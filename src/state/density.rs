@@ -57,6 +57,30 @@ impl DensityMatrix {
         Ok(Self::from_validated(h, backend))
     }
 
+    /// Validate like [`DensityMatrix::with_options`], but take the PSD check from the
+    /// eigendecomposition, computed now and cached, instead of a Cholesky factorisation: for
+    /// callers that need the decomposition anyway (every divergence except the hockey-stick, the
+    /// trace distance and the sandwiched orders α > 1 of [`crate::divergence::Pair`], which do not
+    /// decompose ρ), this saves the factorisation.
+    ///
+    /// The decision is the documented one (docs/conventions.md, "Validation tolerance"): reject
+    /// when `λ_min(H) < −t` with [`Error::NotPositiveSemidefinite`], the same test the Cholesky
+    /// route falls back to; the two routes can differ only for `λ_min` within `O(d·ε·‖H‖)` of
+    /// `−t`. Errors as [`DensityMatrix::with_options`], plus [`Error::Eigensolver`].
+    pub fn with_options_decomposed(
+        mut a: Array2<Complex64>,
+        tol: Tolerance,
+        backend: Backend,
+    ) -> Result<Self> {
+        let t = hermitian_unit_trace(&mut a, tol)?;
+        let e = Eigen::compute(a.view(), backend)?;
+        negative_eigenvalue_check(e.values().iter().copied().fold(f64::INFINITY, f64::min), t)?;
+        let state = Self::from_validated(a, backend);
+        // a fresh state: the cache is empty, so `set` cannot fail
+        let _ = state.inner.eigen.set(e);
+        Ok(state)
+    }
+
     /// A matrix that passed every check of [`DensityMatrix::with_options`] (made exactly Hermitian).
     pub(crate) fn from_validated(h: Array2<Complex64>, backend: Backend) -> Self {
         DensityMatrix {

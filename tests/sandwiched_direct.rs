@@ -230,3 +230,35 @@ fn validation_from_eigenvalues_matches_cholesky() {
         }
     }
 }
+
+/// A ρ with an eigenvalue `−10⁻¹²` (accepted: the tolerance is `10⁻¹⁰√d`, but far below the zero
+/// threshold) is not PSD to rounding: the direct route declines (it would use the negative part,
+/// which the decomposition route sets to 0) and the value is the decomposition route's, bit for bit.
+#[test]
+fn direct_route_declines_beyond_rounding_negativity() {
+    let d = 6;
+    let mut l = graded(d, 0);
+    l[d - 1] = -1e-12;
+    l[0] += 1e-12;
+    let neg = with_spectrum(&l, 77);
+    let sigma = DensityMatrix::new(with_spectrum(&graded(d, 0), 78)).unwrap();
+    let r = DensityMatrix::new(neg.clone()).unwrap();
+    assert!(!r.is_psd_to_rounding());
+    let v = Pair::new(&r, &sigma)
+        .unwrap()
+        .renyi(Family::Sandwiched, 2.0)
+        .unwrap();
+    assert!(r.is_decomposed(), "the direct route did not decline");
+    let r2 = DensityMatrix::new(neg).unwrap();
+    r2.eigen().unwrap();
+    let w = Pair::new(&r2, &sigma)
+        .unwrap()
+        .renyi(Family::Sandwiched, 2.0)
+        .unwrap();
+    assert_eq!(v.to_bits(), w.to_bits());
+    // PSD inputs, full rank or not, are PSD to rounding (set by validation)
+    for zeros in [0, 3] {
+        let ok = DensityMatrix::new(with_spectrum(&graded(d, zeros), 79)).unwrap();
+        assert!(ok.is_psd_to_rounding(), "zeros = {zeros}");
+    }
+}

@@ -482,8 +482,10 @@ impl<'a> Pair<'a> {
     /// The cost model of the sandwiched family for `alphas`: the direct route ([`DirectSandwiched`],
     /// ρ not decomposed) when every order is finite and `> 1`, ρ is not decomposed yet (its
     /// decomposition costs `≈ 9d³`–`25d³` flops against `2d³` for the direct `ρ'`), the pair has
-    /// not built σ's overlap with ρ (then `ρ'` is one zherk away) and the solves stay on the CPU
-    /// (the GPU cache has its own route). A route built once serves every later call. `None`: the
+    /// not built σ's overlap with ρ (then `ρ'` is one zherk away), the solves stay on the CPU
+    /// (the GPU cache has its own route) and ρ is PSD up to rounding
+    /// ([`DensityMatrix::is_psd_to_rounding`]: the route uses ρ's matrix, where the decomposition
+    /// route sets eigenvalues below the zero threshold — negative ones down to `−tol` — to 0). A route built once serves every later call. `None`: the
     /// decomposition route — also when the support decision is too close to the zero threshold to
     /// take without `λ_max(ρ)` ([`DirectSandwiched::new`]).
     fn direct_sandwiched(&self, alphas: &[f64]) -> Result<Option<&DirectSandwiched>> {
@@ -494,7 +496,10 @@ impl<'a> Pair<'a> {
             return Ok(d.as_ref());
         }
         let d = self.rho.dim();
-        if self.rho.is_decomposed() || self.basis.get().is_some() || self.rho.backend().uses_gpu(d)
+        if self.rho.is_decomposed()
+            || self.basis.get().is_some()
+            || self.rho.backend().uses_gpu(d)
+            || !self.rho.is_psd_to_rounding()
         {
             return Ok(None);
         }

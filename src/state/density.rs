@@ -44,8 +44,10 @@ impl DensityMatrix {
     /// Validate with an explicit tolerance and eigensolver backend.
     ///
     /// PSD check (docs/conventions.md, "Validation tolerance"): accept when the Cholesky
-    /// factorisation of `H + t·I` succeeds (`λ_min(H) ≥ −t` up to its `O(d·ε·‖H‖)` backward
-    /// error); otherwise compute the eigenvalues of `H` and reject when `λ_min < −t`.
+    /// factorisation of `H + s·I` succeeds for `s = 16 d ε Tr H` (then also
+    /// [`DensityMatrix::is_psd_to_rounding`]) or else for `s = t` (`λ_min(H) ≥ −s` up to its
+    /// `O(d·ε·‖H‖)` backward error); otherwise compute the eigenvalues of `H` and reject when
+    /// `λ_min < −t`. A PSD input costs one factorisation.
     pub fn with_options(
         mut a: Array2<Complex64>,
         tol: Tolerance,

@@ -256,9 +256,23 @@ fn direct_route_declines_beyond_rounding_negativity() {
         .renyi(Family::Sandwiched, 2.0)
         .unwrap();
     assert_eq!(v.to_bits(), w.to_bits());
-    // PSD inputs, full rank or not, are PSD to rounding (set by validation)
+    // PSD inputs, full rank or not, are PSD to rounding (set by validation), so rank-deficient ρ
+    // keep the direct route
     for zeros in [0, 3] {
         let ok = DensityMatrix::new(with_spectrum(&graded(d, zeros), 79)).unwrap();
         assert!(ok.is_psd_to_rounding(), "zeros = {zeros}");
+    }
+    for n in [64, 256] {
+        let mut g = rng(n as u64);
+        for (what, s) in [
+            ("pure", DensityMatrix::random_pure(n, &mut g).unwrap()),
+            (
+                "rank n/2",
+                DensityMatrix::random_hilbert_schmidt(n, n / 2, &mut g).unwrap(),
+            ),
+        ] {
+            let fresh = DensityMatrix::new(s.matrix().clone()).unwrap();
+            assert!(fresh.is_psd_to_rounding(), "d = {n}, {what}");
+        }
     }
 }

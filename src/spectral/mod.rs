@@ -28,7 +28,7 @@ pub use backend::{
     AUTO_NALGEBRA_CHOLESKY_BELOW, AUTO_NALGEBRA_VALUES_BELOW,
 };
 pub use graded::{graded_gram_eigen, graded_psd_eigen, GradedSpectrum};
-pub use products::{adjoint_times, gram};
+pub use products::{adjoint_times, congruence, gram};
 
 use crate::error::Result;
 use ndarray::{Array1, Array2, ArrayView2, Axis};

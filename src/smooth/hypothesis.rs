@@ -26,6 +26,12 @@ use crate::Result;
 /// [`crate::Error::SmoothNotCertified`] when the bracket is wider than
 /// [`super::TARGET_WIDTH`]`·max(1, |value|)`.
 pub fn hypothesis_testing(rho: &DensityMatrix, sigma: &DensityMatrix, eps: f64) -> Result<Bracket> {
+    // hundreds of small eigensolves: one BLAS thread (multi-threaded LAPACK on d ≤ 64 costs more
+    // in synchronisation than it saves; docs/PERFORMANCE.md "Smooth divergences")
+    crate::spectral::with_single_blas_thread(|| hypothesis_testing_1t(rho, sigma, eps))
+}
+
+fn hypothesis_testing_1t(rho: &DensityMatrix, sigma: &DensityMatrix, eps: f64) -> Result<Bracket> {
     check_epsilon("epsilon", eps, true)?;
     check_pair(rho, sigma)?;
     let d = rho.dim();

@@ -37,6 +37,16 @@ pub fn max_divergence(
     eps: f64,
     ball: Ball,
 ) -> Result<Bracket> {
+    // many small eigensolves and Clarabel's dense blocks: one BLAS thread (as D_H)
+    crate::spectral::with_single_blas_thread(|| max_divergence_1t(rho, sigma, eps, ball))
+}
+
+fn max_divergence_1t(
+    rho: &DensityMatrix,
+    sigma: &DensityMatrix,
+    eps: f64,
+    ball: Ball,
+) -> Result<Bracket> {
     check_epsilon("epsilon", eps, false)?;
     check_pair(rho, sigma)?;
     let what = match ball {

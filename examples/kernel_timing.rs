@@ -35,6 +35,16 @@ fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
+/// CPU seconds of the calling thread so far (Linux `/proc/thread-self/schedstat`, nanoseconds;
+/// NaN elsewhere). With `OPENBLAS_NUM_THREADS=1` every BLAS/LAPACK call runs on this thread, so
+/// differences are the work of a phase whatever the machine's load.
+fn thread_cpu() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(f64::NAN, |ns| ns * 1e-9)
+}
+
 /// Seconds of one estimate, by phase.
 #[derive(Clone, Copy)]
 struct Times {
@@ -70,32 +80,37 @@ fn generic_phases(
     y: &Array2<f64>,
     kernel: &Kernel,
 ) -> Result<String, Box<dyn std::error::Error>> {
-    let t = Instant::now();
+    let (t, c) = (Instant::now(), thread_cpu());
     let kyy = kernel.gram_sym(y.view())?;
     let kxy = kernel.gram(x.view(), y.view())?;
     let kxx = kernel.gram_sym(x.view())?;
-    let gram = t.elapsed().as_secs_f64();
-    let t = Instant::now();
+    let mut times = vec![("gram", t.elapsed().as_secs_f64(), thread_cpu() - c)];
+    let mut lap = |name: &'static str, t: Instant, c: f64| {
+        times.push((name, t.elapsed().as_secs_f64(), thread_cpu() - c));
+    };
+    let (t, c) = (Instant::now(), thread_cpu());
     let (nu, e) = Backend::Lapack.eigh_real(kyy.view())?;
-    let eigh = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    let mut c = kxy.dot(&e);
-    let gemm_c = t.elapsed().as_secs_f64();
+    lap("eigh_kyy", t, c);
+    let (t, c) = (Instant::now(), thread_cpu());
+    let mut cm = kxy.dot(&e);
+    lap("gemm_c", t, c);
     // a stand-in for diag(√|h|): any positive column scaling costs the same
-    for (mut col, v) in c.axis_iter_mut(Axis(1)).zip(nu.iter()) {
+    for (mut col, v) in cm.axis_iter_mut(Axis(1)).zip(nu.iter()) {
         let s = 1.0 / (1.0 + v.abs()).sqrt();
         col.mapv_inplace(|z| z * s);
     }
-    let t = Instant::now();
-    let m = &kxx * 1e-3 + &c.dot(&c.t());
-    let gemm_m = t.elapsed().as_secs_f64();
-    let t = Instant::now();
+    let (t, c) = (Instant::now(), thread_cpu());
+    let m = &kxx * 1e-3 + &cm.dot(&cm.t());
+    lap("gemm_m", t, c);
+    let (t, c) = (Instant::now(), thread_cpu());
     let mu = Backend::Lapack.eigvalsh_real(m.view())?;
-    let values = t.elapsed().as_secs_f64();
+    lap("values_n", t, c);
     assert!(mu.iter().all(|v| v.is_finite()));
-    Ok(format!(
-        "{{\"gram_s\": {gram:.4}, \"eigh_kyy_s\": {eigh:.4}, \"gemm_c_s\": {gemm_c:.4}, \"gemm_m_s\": {gemm_m:.4}, \"values_n_s\": {values:.4}}}"
-    ))
+    let fields: Vec<String> = times
+        .iter()
+        .map(|(k, w, c)| format!("\"{k}_s\": {w:.4}, \"{k}_cpu_s\": {c:.4}"))
+        .collect();
+    Ok(format!("{{{}}}", fields.join(", ")))
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -132,6 +147,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let bw = median_bandwidth(x.view(), y.view())?;
         let kernel = Kernel::new(KernelKind::Rbf, bw)?;
         let mut best = [Times::default(), Times::default()];
+        let mut cpu = [Times::default(), Times::default()];
         let mut values = [f64::NAN, f64::NAN];
         let routes: &[Backend] = if compare {
             &[Backend::Auto, Backend::Lapack]
@@ -140,15 +156,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         for _ in 0..repeats {
             for (r, &backend) in routes.iter().enumerate() {
+                let c0 = thread_cpu();
                 let t0 = Instant::now();
                 let kxx = kernel.gram_sym(x.view())?;
                 let kxy = kernel.gram(x.view(), y.view())?;
                 let kyy = kernel.gram_sym(y.view())?;
-                let t1 = Instant::now();
+                let (t1, c1) = (Instant::now(), thread_cpu());
                 let est = KernelDivergence::from_gram_with(kxx, kxy, kyy, backend)?;
-                let t2 = Instant::now();
+                let (t2, c2) = (Instant::now(), thread_cpu());
                 values[r] = est.divergence(alpha, lambda)?;
-                let t3 = Instant::now();
+                let (t3, c3) = (Instant::now(), thread_cpu());
+                cpu[r].keep_best(Times {
+                    gram: c1 - c0,
+                    decomposition: c2 - c1,
+                    evaluation: c3 - c2,
+                    total: c3 - c0,
+                });
                 best[r].keep_best(Times {
                     gram: (t1 - t0).as_secs_f64(),
                     decomposition: (t2 - t1).as_secs_f64(),
@@ -162,13 +185,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "{{\"n\": {n}, \"dim\": {dim}, \"alpha\": {alpha}, \"lambda\": {lambda}, \"bandwidth\": {bw}, \"gram_s\": {:.4}, \"decomposition_s\": {:.4}, \"evaluation_s\": {:.4}, \"total_s\": {:.4}, \"value\": {}",
             b.gram, b.decomposition, b.evaluation, b.total, values[0]
         );
+        let c = &cpu[0];
+        line += &format!(
+            ", \"cpu\": {{\"gram_s\": {:.4}, \"decomposition_s\": {:.4}, \"evaluation_s\": {:.4}, \"total_s\": {:.4}}}",
+            c.gram, c.decomposition, c.evaluation, c.total
+        );
         if compare {
-            let g = &best[1];
+            let (g, gc) = (&best[1], &cpu[1]);
             line += &format!(
-                ", \"generic\": {{\"decomposition_s\": {:.4}, \"evaluation_s\": {:.4}, \"total_s\": {:.4}, \"value\": {}}}, \"value_difference\": {:e}",
+                ", \"generic\": {{\"decomposition_s\": {:.4}, \"evaluation_s\": {:.4}, \"total_s\": {:.4}, \"cpu_decomposition_s\": {:.4}, \"cpu_evaluation_s\": {:.4}, \"cpu_total_s\": {:.4}, \"value\": {}}}, \"value_difference\": {:e}",
                 g.decomposition,
                 g.evaluation,
                 g.total,
+                gc.decomposition,
+                gc.evaluation,
+                gc.total,
                 values[1],
                 (values[0] - values[1]).abs()
             );

@@ -33,8 +33,10 @@ type DeviceBlocks = ();
 /// The α- and λ-independent part of the estimator `D̃_α(Σ̂_P ‖ Σ̂_Q + λI)` for samples `X` (`n`
 /// points) and `Y` (`m` points): `K_XX`, `C = K_XY E` and the spectrum `ν` of `K_YY/m`.
 ///
-/// Memory: `K_XX` and `C` are kept (`n² + nm` doubles); construction peaks at about
-/// `n² + 2nm + 3m²` doubles (the `dsyevd` workspace), i.e. below two `(n+m)²` matrices.
+/// Memory (`N = n + m`): `K_XX` and `C` are kept (`n² + nm` doubles). With the default backend
+/// (`openblas` feature) every solve runs in place on the Gram buffers: from samples, construction
+/// peaks at `max(3m², 2nm + m²)` doubles and an evaluation at `2n² + nm + 256n` (`0.75 N²` and
+/// `0.86 N²` at `n = m`); from Gram blocks handed over, `1.25 N²` at `n = m` (docs/kernel.md § cost).
 ///
 /// ```
 /// use qrenyi::kernel::{Kernel, KernelKind, KernelDivergence};

@@ -3,8 +3,15 @@
 //!
 //! ```text
 //! cargo run --release --example kernel_timing -- [--sizes 500,1000,2000,4000] [--dim 30]
-//!     [--alpha 2] [--lambda 0.003] [--repeats 3] [--write-npy DIR]
+//!     [--alpha 2] [--lambda 0.003] [--repeats 3] [--write-npy DIR] [--compare] [--phases]
 //! ```
+//!
+//! `--compare` also times the generic route (`Backend::Lapack`: copying `dsyevd` calls and one
+//! gemm per evaluation, the estimator before the in-place route), alternating with the default
+//! route in every repeat so that both see the same machine load, and reports its times, its
+//! value and the difference. `--phases` times the generic route's pieces one by one (the profile
+//! of docs/kernel.md § cost): the `K_YY` eigendecomposition with vectors, the `C = K_XY E` gemm,
+//! the `M_γ` gemm, the values-only `n × n` solve.
 //!
 //! Samples: X ~ N(0, I_d), Y ~ N(e₁, I_d) from a fixed ChaCha8 seed; RBF kernel with the median
 //! bandwidth of the samples. `--write-npy DIR` also writes `x_<n>.npy`, `y_<n>.npy` so that
@@ -12,8 +19,9 @@
 //! of JSON per size on stdout: the best-of-`repeats` seconds for the Gram blocks, the
 //! decomposition, one evaluation, the total, and the value.
 
-use ndarray::Array2;
+use ndarray::{Array2, Axis};
 use qrenyi::kernel::{median_bandwidth, Kernel, KernelDivergence, KernelKind};
+use qrenyi::spectral::{Backend, EigenSolver};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
@@ -27,6 +35,84 @@ fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
+/// CPU seconds of the calling thread so far (Linux `/proc/thread-self/schedstat`, nanoseconds;
+/// NaN elsewhere). With `OPENBLAS_NUM_THREADS=1` every BLAS/LAPACK call runs on this thread, so
+/// differences are the work of a phase whatever the machine's load.
+fn thread_cpu() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(f64::NAN, |ns| ns * 1e-9)
+}
+
+/// Seconds of one estimate, by phase.
+#[derive(Clone, Copy)]
+struct Times {
+    gram: f64,
+    decomposition: f64,
+    evaluation: f64,
+    total: f64,
+}
+
+impl Default for Times {
+    fn default() -> Self {
+        Times {
+            gram: f64::INFINITY,
+            decomposition: f64::INFINITY,
+            evaluation: f64::INFINITY,
+            total: f64::INFINITY,
+        }
+    }
+}
+
+impl Times {
+    fn keep_best(&mut self, t: Times) {
+        self.gram = self.gram.min(t.gram);
+        self.decomposition = self.decomposition.min(t.decomposition);
+        self.evaluation = self.evaluation.min(t.evaluation);
+        self.total = self.total.min(t.total);
+    }
+}
+
+/// The generic route's pieces, timed one by one (JSON object of seconds).
+fn generic_phases(
+    x: &Array2<f64>,
+    y: &Array2<f64>,
+    kernel: &Kernel,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let (t, c) = (Instant::now(), thread_cpu());
+    let kyy = kernel.gram_sym(y.view())?;
+    let kxy = kernel.gram(x.view(), y.view())?;
+    let kxx = kernel.gram_sym(x.view())?;
+    let mut times = vec![("gram", t.elapsed().as_secs_f64(), thread_cpu() - c)];
+    let mut lap = |name: &'static str, t: Instant, c: f64| {
+        times.push((name, t.elapsed().as_secs_f64(), thread_cpu() - c));
+    };
+    let (t, c) = (Instant::now(), thread_cpu());
+    let (nu, e) = Backend::Lapack.eigh_real(kyy.view())?;
+    lap("eigh_kyy", t, c);
+    let (t, c) = (Instant::now(), thread_cpu());
+    let mut cm = kxy.dot(&e);
+    lap("gemm_c", t, c);
+    // a stand-in for diag(√|h|): any positive column scaling costs the same
+    for (mut col, v) in cm.axis_iter_mut(Axis(1)).zip(nu.iter()) {
+        let s = 1.0 / (1.0 + v.abs()).sqrt();
+        col.mapv_inplace(|z| z * s);
+    }
+    let (t, c) = (Instant::now(), thread_cpu());
+    let m = &kxx * 1e-3 + &cm.dot(&cm.t());
+    lap("gemm_m", t, c);
+    let (t, c) = (Instant::now(), thread_cpu());
+    let mu = Backend::Lapack.eigvalsh_real(m.view())?;
+    lap("values_n", t, c);
+    assert!(mu.iter().all(|v| v.is_finite()));
+    let fields: Vec<String> = times
+        .iter()
+        .map(|(k, w, c)| format!("\"{k}_s\": {w:.4}, \"{k}_cpu_s\": {c:.4}"))
+        .collect();
+    Ok(format!("{{{}}}", fields.join(", ")))
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let sizes: Vec<usize> = arg(&args, "--sizes", "500,1000,2000,4000".to_string())
@@ -37,6 +123,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let alpha: f64 = arg(&args, "--alpha", 2.0);
     let lambda: f64 = arg(&args, "--lambda", 0.003);
     let repeats: usize = arg(&args, "--repeats", 3);
+    let compare = args.iter().any(|a| a == "--compare");
+    let phases = args.iter().any(|a| a == "--phases");
     let npy_dir: Option<String> = args
         .iter()
         .position(|a| a == "--write-npy")
@@ -58,27 +146,68 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         let bw = median_bandwidth(x.view(), y.view())?;
         let kernel = Kernel::new(KernelKind::Rbf, bw)?;
-        let (mut best_gram, mut best_dec, mut best_eval, mut best_total) =
-            (f64::INFINITY, f64::INFINITY, f64::INFINITY, f64::INFINITY);
-        let mut value = f64::NAN;
+        let mut best = [Times::default(), Times::default()];
+        let mut cpu = [Times::default(), Times::default()];
+        let mut values = [f64::NAN, f64::NAN];
+        let routes: &[Backend] = if compare {
+            &[Backend::Auto, Backend::Lapack]
+        } else {
+            &[Backend::Auto]
+        };
         for _ in 0..repeats {
-            let t0 = Instant::now();
-            let kxx = kernel.gram_sym(x.view())?;
-            let kxy = kernel.gram(x.view(), y.view())?;
-            let kyy = kernel.gram_sym(y.view())?;
-            let t1 = Instant::now();
-            let est = KernelDivergence::from_gram(kxx, kxy, kyy)?;
-            let t2 = Instant::now();
-            value = est.divergence(alpha, lambda)?;
-            let t3 = Instant::now();
-            best_gram = best_gram.min((t1 - t0).as_secs_f64());
-            best_dec = best_dec.min((t2 - t1).as_secs_f64());
-            best_eval = best_eval.min((t3 - t2).as_secs_f64());
-            best_total = best_total.min((t3 - t0).as_secs_f64());
+            for (r, &backend) in routes.iter().enumerate() {
+                let c0 = thread_cpu();
+                let t0 = Instant::now();
+                let kxx = kernel.gram_sym(x.view())?;
+                let kxy = kernel.gram(x.view(), y.view())?;
+                let kyy = kernel.gram_sym(y.view())?;
+                let (t1, c1) = (Instant::now(), thread_cpu());
+                let est = KernelDivergence::from_gram_with(kxx, kxy, kyy, backend)?;
+                let (t2, c2) = (Instant::now(), thread_cpu());
+                values[r] = est.divergence(alpha, lambda)?;
+                let (t3, c3) = (Instant::now(), thread_cpu());
+                cpu[r].keep_best(Times {
+                    gram: c1 - c0,
+                    decomposition: c2 - c1,
+                    evaluation: c3 - c2,
+                    total: c3 - c0,
+                });
+                best[r].keep_best(Times {
+                    gram: (t1 - t0).as_secs_f64(),
+                    decomposition: (t2 - t1).as_secs_f64(),
+                    evaluation: (t3 - t2).as_secs_f64(),
+                    total: (t3 - t0).as_secs_f64(),
+                });
+            }
         }
-        println!(
-            "{{\"n\": {n}, \"dim\": {dim}, \"alpha\": {alpha}, \"lambda\": {lambda}, \"bandwidth\": {bw}, \"gram_s\": {best_gram:.4}, \"decomposition_s\": {best_dec:.4}, \"evaluation_s\": {best_eval:.4}, \"total_s\": {best_total:.4}, \"value\": {value}}}"
+        let b = &best[0];
+        let mut line = format!(
+            "{{\"n\": {n}, \"dim\": {dim}, \"alpha\": {alpha}, \"lambda\": {lambda}, \"bandwidth\": {bw}, \"gram_s\": {:.4}, \"decomposition_s\": {:.4}, \"evaluation_s\": {:.4}, \"total_s\": {:.4}, \"value\": {}",
+            b.gram, b.decomposition, b.evaluation, b.total, values[0]
         );
+        let c = &cpu[0];
+        line += &format!(
+            ", \"cpu\": {{\"gram_s\": {:.4}, \"decomposition_s\": {:.4}, \"evaluation_s\": {:.4}, \"total_s\": {:.4}}}",
+            c.gram, c.decomposition, c.evaluation, c.total
+        );
+        if compare {
+            let (g, gc) = (&best[1], &cpu[1]);
+            line += &format!(
+                ", \"generic\": {{\"decomposition_s\": {:.4}, \"evaluation_s\": {:.4}, \"total_s\": {:.4}, \"cpu_decomposition_s\": {:.4}, \"cpu_evaluation_s\": {:.4}, \"cpu_total_s\": {:.4}, \"value\": {}}}, \"value_difference\": {:e}",
+                g.decomposition,
+                g.evaluation,
+                g.total,
+                gc.decomposition,
+                gc.evaluation,
+                gc.total,
+                values[1],
+                (values[0] - values[1]).abs()
+            );
+        }
+        if phases {
+            line += &format!(", \"phases\": {}", generic_phases(&x, &y, &kernel)?);
+        }
+        println!("{line}}}");
     }
     Ok(())
 }

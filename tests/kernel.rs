@@ -284,6 +284,73 @@ proptest! {
     }
 }
 
+/// The default route (`Backend::Auto`: `dsyevd` in place on `K_YY`, `dsyrk` updates, two-stage
+/// values-only solves from `n = 2048`) against the generic route (`Backend::Lapack`: copying
+/// `dsyevd` calls and a gemm per `(α, λ)`) on random problems, one with `n` above the two-stage
+/// crossover. Both are backward stable: each spectrum of `M_γ` is exact for a matrix within
+/// `c·n·ε·‖M_γ‖` of the other's, so the divergences may differ by rounding only; the bound
+/// `1e-10·max(1, |D|)` is 100× the largest difference measured (docs/kernel.md § cost).
+#[test]
+fn kernel_divergence_in_place_route_matches_generic_route() {
+    let k = Kernel::new(KernelKind::Rbf, 3.0).unwrap();
+    for (seed, (n, m, d), alphas, lambdas) in [
+        (
+            21,
+            (300, 200, 5),
+            &[0.5, 0.9, 1.0, 2.0, 6.0, f64::INFINITY][..],
+            &[1e-3, 0.1][..],
+        ),
+        // n at the two-stage crossover (a few seconds: kept to two evaluations)
+        (22, (2048, 150, 5), &[2.0, f64::INFINITY][..], &[1e-3][..]),
+    ] {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let x = gaussian(&mut rng, n, d, 0.0);
+        let y = gaussian(&mut rng, m, d, 0.7);
+        let blocks = || {
+            (
+                k.gram_sym(x.view()).unwrap(),
+                k.gram(x.view(), y.view()).unwrap(),
+                k.gram_sym(y.view()).unwrap(),
+            )
+        };
+        let fast = KernelDivergence::from_samples(x.view(), y.view(), &k).unwrap();
+        let (kxx, kxy, kyy) = blocks();
+        let fast_gram = KernelDivergence::from_gram(kxx, kxy, kyy).unwrap();
+        let (kxx, kxy, kyy) = blocks();
+        let generic =
+            KernelDivergence::from_gram_with(kxx, kxy, kyy, qrenyi::spectral::Backend::Lapack)
+                .unwrap();
+        // the decomposition of K_YY is the same LAPACK call on the same numbers
+        assert_eq!(fast.sigma_spectrum(), generic.sigma_spectrum());
+        assert_eq!(fast_gram.sigma_spectrum(), generic.sigma_spectrum());
+        let (rf, rg) = (
+            fast.rho_spectrum().unwrap(),
+            generic.rho_spectrum().unwrap(),
+        );
+        let top = rg[n - 1];
+        for (a, b) in rf.iter().zip(rg.iter()) {
+            assert!(
+                (a - b).abs() <= 1e-13 * top,
+                "n = {n}: ρ spectrum {a} vs {b}"
+            );
+        }
+        for &alpha in alphas {
+            for &lambda in lambdas {
+                let want = generic.divergence(alpha, lambda).unwrap();
+                for (route, est) in [("from_samples", &fast), ("from_gram", &fast_gram)] {
+                    let got = est.divergence(alpha, lambda).unwrap();
+                    assert!(
+                        (got - want).abs() <= 1e-10 * want.abs().max(1.0),
+                        "n = {n}, m = {m}, α = {alpha}, λ = {lambda}, {route}: {got} vs {want} \
+                         (difference {:e})",
+                        (got - want).abs()
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn kernel_divergence_grid_matches_pointwise() {
     let k = Kernel::new(KernelKind::Laplace, 2.0).unwrap();

@@ -33,8 +33,10 @@ type DeviceBlocks = ();
 /// The α- and λ-independent part of the estimator `D̃_α(Σ̂_P ‖ Σ̂_Q + λI)` for samples `X` (`n`
 /// points) and `Y` (`m` points): `K_XX`, `C = K_XY E` and the spectrum `ν` of `K_YY/m`.
 ///
-/// Memory: `K_XX` and `C` are kept (`n² + nm` doubles); construction peaks at about
-/// `n² + 2nm + 3m²` doubles (the `dsyevd` workspace), i.e. below two `(n+m)²` matrices.
+/// Memory (`N = n + m`): `K_XX` and `C` are kept (`n² + nm` doubles). With the default backend
+/// (`openblas` feature) every solve runs in place on the Gram buffers: from samples, construction
+/// peaks at `max(3m², 2nm + m²)` doubles and an evaluation at `2n² + nm + 256n` (`0.75 N²` and
+/// `0.86 N²` at `n = m`); from Gram blocks handed over, `1.25 N²` at `n = m` (docs/kernel.md § cost).
 ///
 /// ```
 /// use qrenyi::kernel::{Kernel, KernelKind, KernelDivergence};
@@ -80,10 +82,37 @@ fn decompose(
             crate::spectral::cuda::kernel_blocks(&kxx.view(), &kxy.view(), &kyy.view())?;
         return Ok((nu, c, Some(dev)));
     }
+    #[cfg(feature = "openblas")]
+    if in_place(backend) {
+        let (nu, e) = super::symmetric::eigh_in_place(kyy)?;
+        return Ok((nu, kxy.dot(&e), None));
+    }
     let (nu, e) = backend.eigh_real(kyy.view())?;
     drop(kyy);
     let c = kxy.dot(&e);
     Ok((nu, c, None))
+}
+
+/// Whether the host solves run in place on the Gram buffers (module `symmetric`: `dsyevd` on
+/// `K_YY`'s own buffer, `dsyrk` updates, `dsyevd_2stage` for large values-only solves): for
+/// [`Backend::Auto`] with the `openblas` feature. An explicit backend keeps the generic route
+/// (copying [`EigenSolver`] calls and one gemm per `(α, λ)`), which the tests compare against.
+#[cfg(feature = "openblas")]
+fn in_place(backend: Backend) -> bool {
+    backend == Backend::Auto
+}
+
+/// `Tr Σ̂_P = (1/n) Σ_i K_XX[i, i]`, which must be positive.
+fn trace_of(kxx: &Array2<f64>) -> Result<f64> {
+    let trace_rho = kxx.diag().sum() / kxx.nrows() as f64;
+    if trace_rho.is_nan() || trace_rho <= 0.0 {
+        return Err(Error::invalid(
+            "Tr Σ̂_P",
+            trace_rho,
+            "the diagonal of K_XX must be positive",
+        ));
+    }
+    Ok(trace_rho)
 }
 
 /// The Rényi-mean terms of `Tr(σ^γ ρ)/Tr ρ` in σ's eigenbasis, and the support decision.
@@ -187,15 +216,21 @@ impl KernelDivergence {
                 right: n * m,
             });
         }
-        let trace_rho = kxx.diag().sum() / n as f64;
-        if trace_rho.is_nan() || trace_rho <= 0.0 {
-            return Err(Error::invalid(
-                "Tr Σ̂_P",
-                trace_rho,
-                "the diagonal of K_XX must be positive",
-            ));
-        }
-        let (mut nu, c, device) = decompose(&kxx, kxy, kyy, backend)?;
+        trace_of(&kxx)?;
+        let (nu, c, device) = decompose(&kxx, kxy, kyy, backend)?;
+        Self::assemble(kxx, nu, c, device, backend)
+    }
+
+    /// The estimator from `K_XX`, the eigenvalues of `K_YY` (ascending) and `C = K_XY E`.
+    fn assemble(
+        kxx: Array2<f64>,
+        mut nu: Array1<f64>,
+        c: Array2<f64>,
+        device: Option<DeviceBlocks>,
+        backend: Backend,
+    ) -> Result<Self> {
+        let trace_rho = trace_of(&kxx)?;
+        let m = c.ncols();
         nu.mapv_inplace(|v| v / m as f64);
         let numax = nu.iter().copied().fold(0.0f64, f64::max);
         let nu_threshold = zero_threshold(m, numax);
@@ -228,6 +263,22 @@ impl KernelDivergence {
     pub fn from_samples(x: ArrayView2<f64>, y: ArrayView2<f64>, kernel: &Kernel) -> Result<Self> {
         check_samples("X", x)?;
         check_samples("Y", y)?;
+        #[cfg(feature = "openblas")]
+        if in_place(Backend::default()) && !Backend::default().uses_gpu(y.nrows()) {
+            if x.ncols() != y.ncols() {
+                return Err(Error::DimensionMismatch {
+                    what: "sample dimension".into(),
+                    left: x.ncols(),
+                    right: y.ncols(),
+                });
+            }
+            // lowest peak memory: K_YY is decomposed (its eigenvectors overwrite it) before
+            // K_XY and K_XX exist, and K_XY is gone before K_XX is built (docs/kernel.md § cost)
+            let (nu, e) = super::symmetric::eigh_in_place(kernel.gram_sym(y)?)?;
+            let c = kernel.gram(x, y)?.dot(&e);
+            drop(e);
+            return Self::assemble(kernel.gram_sym(x)?, nu, c, None, Backend::Auto);
+        }
         let kxx = kernel.gram_sym(x)?;
         let kxy = kernel.gram(x, y)?;
         let kyy = kernel.gram_sym(y)?;
@@ -257,9 +308,15 @@ impl KernelDivergence {
             return Ok(s);
         }
         let n = self.n() as f64;
-        let s = self
-            .backend
-            .eigvalsh_real(self.kxx.mapv(|v| v / n).view())?;
+        let scaled = self.kxx.mapv(|v| v / n);
+        #[cfg(feature = "openblas")]
+        let s = if in_place(self.backend) {
+            super::symmetric::eigvalsh_in_place(scaled)?
+        } else {
+            self.backend.eigvalsh_real(scaled.view())?
+        };
+        #[cfg(not(feature = "openblas"))]
+        let s = self.backend.eigvalsh_real(scaled.view())?;
         Ok(self.rho_spectrum.get_or_init(|| s))
     }
 
@@ -375,14 +432,34 @@ impl KernelDivergence {
                  use a larger α",
             )
         };
+        #[allow(unused_variables)]
+        let finite_coefficients = || {
+            let (a, b, scale) = self.sandwich_coefficients(gamma, lambda);
+            if !a.is_finite() || !b.is_finite() || scale.iter().any(|v| !v.is_finite()) {
+                return Err(overflow());
+            }
+            Ok((a, b, scale))
+        };
         let mu = match &self.device {
             #[cfg(feature = "cuda")]
             Some(dev) => {
-                let (a, b, scale) = self.sandwich_coefficients(gamma, lambda);
-                if !a.is_finite() || !b.is_finite() || scale.iter().any(|v| !v.is_finite()) {
+                let (a, b, scale) = finite_coefficients()?;
+                dev.sandwich_eigvalsh(a, b, &scale)?
+            }
+            #[cfg(feature = "openblas")]
+            _ if in_place(self.backend) => {
+                let (a, b, scale) = finite_coefficients()?;
+                let m = super::symmetric::sandwich_in_place(
+                    &self.kxx.view(),
+                    &self.c.view(),
+                    a,
+                    b,
+                    &scale,
+                )?;
+                if m.iter().any(|v| !v.is_finite()) {
                     return Err(overflow());
                 }
-                dev.sandwich_eigvalsh(a, b, &scale)?
+                super::symmetric::eigvalsh_in_place(m)?
             }
             _ => {
                 let m = self.sandwich(gamma, lambda);

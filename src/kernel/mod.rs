@@ -27,6 +27,8 @@ mod estimator;
 pub mod experiment;
 pub mod gaussian;
 mod gram;
+#[cfg(feature = "openblas")]
+mod symmetric;
 
 pub use estimator::KernelDivergence;
 pub use gram::{median_bandwidth, pairwise_sq_distances, Kernel, KernelKind};

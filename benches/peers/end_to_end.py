@@ -161,7 +161,13 @@ def repeats_for(d, repeats):
     return repeats if d <= 256 else max(2, repeats // 2)
 
 
-def time_cli(qrenyi, data, dims, repeats):
+def checkpoint(path, info, rows):
+    """Write the rows so far (a long run that dies keeps what it measured)."""
+    with open(path, "w") as f:
+        json.dump({"machine": info, "rows": rows, "loadavg_end": os.getloadavg()}, f, indent=1)
+
+
+def time_cli(qrenyi, data, dims, repeats, save=lambda rows: None):
     rows = []
     for d in dims:
         r, s = paths(data, d)
@@ -178,12 +184,13 @@ def time_cli(qrenyi, data, dims, repeats):
                    "ratio": statistics.median(b / a for a, b in zip(ta, tb)), "runs": len(ta),
                    "qrenyi_min_s": min(ta), "numpy_min_s": min(tb), "deviation": agree(va, vb)}
             rows.append(row)
+            save(rows)
             print(f"cli d={d:<5} {name:<22} qrenyi {row['qrenyi_s'] * 1e3:9.2f} ms  numpy {row['numpy_s'] * 1e3:9.2f} ms"
                   f"  numpy/qrenyi {row['ratio']:6.2f}  dev {row['deviation']:.1e}", file=sys.stderr, flush=True)
     return rows
 
 
-def time_inprocess(data, dims, budget=0.3):
+def time_inprocess(data, dims, budget=0.3, save=lambda rows: None):
     import qrenyi
 
     def call(name, r, s):
@@ -219,6 +226,7 @@ def time_inprocess(data, dims, budget=0.3):
                    "ratio": statistics.median(b / a for a, b in zip(ta, tb)), "runs": reps,
                    "deviation": agree(list(va), vb)}
             rows.append(row)
+            save(rows)
             print(f"in-process d={d:<5} {name:<22} qrenyi {row['qrenyi_s'] * 1e6:11.1f} µs  numpy {row['numpy_s'] * 1e6:11.1f} µs"
                   f"  numpy/qrenyi {row['ratio']:6.2f}", file=sys.stderr, flush=True)
     return rows
@@ -322,14 +330,11 @@ def main():
             print("qrenyi's Python package is not importable here: in-process rows skipped", file=sys.stderr)
     ip = []
     if have_package:
-        ip = time_inprocess(data, dims)
-        with open(os.path.join(outdir, "inprocess.json"), "w") as f:
-            json.dump({"machine": info, "rows": ip, "loadavg_end": os.getloadavg()}, f, indent=1)
+        ip = time_inprocess(data, dims, save=lambda r: checkpoint(os.path.join(outdir, "inprocess.json"), info, r))
     rows = []
     if cmd != "inprocess":
-        rows = time_cli(qrenyi, data, dims, repeats)
-        with open(os.path.join(outdir, "cli.json"), "w") as f:
-            json.dump({"machine": info, "rows": rows, "loadavg_end": os.getloadavg()}, f, indent=1)
+        rows = time_cli(qrenyi, data, dims, repeats,
+                        save=lambda r: checkpoint(os.path.join(outdir, "cli.json"), info, r))
     if os.path.exists(os.path.join(outdir, "cli.json")):
         table(outdir)
     bad = [r for r in rows + ip if r["deviation"] > tolerance]

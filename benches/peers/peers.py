@@ -100,6 +100,15 @@ def np_hockey(r, s, g=GAMMA):
     return float(ev[ev > 0].sum())
 
 
+def np_fidelity(r, s):
+    """Root fidelity ‖√ρ√σ‖₁ (the singular values of √ρ√σ)."""
+    lr, vr = np.linalg.eigh(r)
+    sr = np_func(vr, lr, lambda x: np.sqrt(np.clip(x, 0, None)))
+    ls, vs = np.linalg.eigh(s)
+    ss = np_func(vs, ls, lambda x: np.sqrt(np.clip(x, 0, None)))
+    return float(np.linalg.svd(sr @ ss, compute_uv=False).sum())
+
+
 # ---------------------------------------------------------------- scipy fractional_matrix_power
 def sp_petz(r, s, a=ALPHA):
     from scipy.linalg import fractional_matrix_power as fmp

@@ -61,14 +61,6 @@ def optional(name):
         return None
 
 
-def np_fidelity(r, s):
-    lr, vr = np.linalg.eigh(r)
-    sr = peers.np_func(vr, lr, lambda x: np.sqrt(np.clip(x, 0, None)))
-    ls, vs = np.linalg.eigh(s)
-    ss = peers.np_func(vs, ls, lambda x: np.sqrt(np.clip(x, 0, None)))
-    return float(np.linalg.svd(sr @ ss, compute_uv=False).sum())
-
-
 def main():
     quick = "--quick" in sys.argv
     out = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
@@ -110,7 +102,7 @@ def main():
         row(d, "hockey-stick γ=e", "qrenyi", timeit(lambda: qrenyi.divergence(r, s, "hockey-stick", gamma=math.e), b))
         row(d, "hockey-stick γ=e", "numpy-eigh", timeit(lambda: peers.np_hockey(r, s, math.e), b))
         row(d, "fidelity", "qrenyi", timeit(lambda: qrenyi.divergence(r, s, "fidelity"), b))
-        row(d, "fidelity", "numpy-eigh", timeit(lambda: np_fidelity(r, s), b))
+        row(d, "fidelity", "numpy-eigh", timeit(lambda: peers.np_fidelity(r, s), b))
         if toqito_metrics is not None and d <= 64:
             row(d, "fidelity", "toqito", timeit(lambda: toqito_metrics.fidelity(r, s), b))
 

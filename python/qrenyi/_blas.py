@@ -2,9 +2,9 @@
 
 Debian's OpenBLAS chooses its kernels when the library is loaded, from ``OPENBLAS_CORETYPE``
 when set, and falls back to slow generic kernels on CPUs it does not recognise. The ``qrenyi``
-binary re-executes itself with the variable set (src/cli/blas_env.rs); a Python process cannot,
-so the package sets it — only when unset, and only to a kernel family whose instructions the CPU
-reports in /proc/cpuinfo — before importing ``qrenyi._qrenyi``.
+binary corrects a misdetection in-process after start (src/cli/blas_env.rs); the package sets the
+variable — only when unset, and only to a kernel family whose instructions the CPU reports in
+/proc/cpuinfo — before importing ``qrenyi._qrenyi``.
 """
 import os
 

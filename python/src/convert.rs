@@ -50,24 +50,21 @@ fn shape_str(shape: &[usize]) -> String {
     format!("({})", s.join(", "))
 }
 
-/// A complex128 array (dynamic dimension) from any array-like: complex128 numpy arrays are used
-/// as they are (no copy), float64 ones are widened while copying, anything else goes through
-/// `numpy.asarray(…, complex128)`; an object with `.full()` (QuTiP) is converted first.
+/// A complex128 array (dynamic dimension) from any array-like: complex128 and float64 numpy
+/// arrays are copied straight into the core's matrices (float64 widened on the way, one pass),
+/// anything else goes through `numpy.asarray(…, complex128)`; an object with `.full()` (QuTiP)
+/// is converted first.
 fn complex_array<'py>(what: &str, obj: &Bound<'py, PyAny>) -> PyResult<Array2OrStack> {
     if let Ok(a) = obj.cast::<PyArrayDyn<Complex64>>() {
-        return split(
-            what,
-            &a.try_readonly()
-                .map_err(|e| parse_error(what, e.to_string()))?
-                .as_array(),
-        );
+        // SAFETY: the view is copied at once, with the GIL held and without calling back into
+        // Python — what rust-numpy's safe `to_owned_array` does. Its borrow tracking (a
+        // process-wide registry updated on every borrow) would only cost time here: the data is
+        // read once, never kept, and nothing of ours writes to a caller's array.
+        return split(what, unsafe { a.as_array() }, |z| *z);
     }
     if let Ok(a) = obj.cast::<PyArrayDyn<f64>>() {
-        let ro = a
-            .try_readonly()
-            .map_err(|e| parse_error(what, e.to_string()))?;
-        let c = ro.as_array().mapv(|x| Complex64::new(x, 0.0));
-        return split(what, &c.view());
+        // SAFETY: as above.
+        return split(what, unsafe { a.as_array() }, |&x| Complex64::new(x, 0.0));
     }
     let is_ndarray = obj.cast::<numpy::PyUntypedArray>().is_ok();
     let obj = if !is_ndarray && obj.hasattr("full")? {
@@ -81,10 +78,8 @@ fn complex_array<'py>(what: &str, obj: &Bound<'py, PyAny>) -> PyResult<Array2OrS
     let a = a
         .cast_into::<PyArrayDyn<Complex64>>()
         .map_err(|_| parse_error(what, "numpy.asarray did not return a complex128 array"))?;
-    let ro = a
-        .try_readonly()
-        .map_err(|e| parse_error(what, e.to_string()))?;
-    split(what, &ro.as_array())
+    // SAFETY: as above; the array is our own temporary.
+    split(what, unsafe { a.as_array() }, |z| *z)
 }
 
 /// A matrix or a stack, by the number of dimensions.
@@ -95,13 +90,17 @@ pub enum Array2OrStack {
     Many(Vec<Array2<Complex64>>),
 }
 
-fn split(what: &str, a: &ndarray::ArrayViewD<'_, Complex64>) -> PyResult<Array2OrStack> {
+/// The matrix or the stack of matrices in `a`, each entry converted by `to_c` while copied.
+fn split<T>(
+    what: &str,
+    a: ndarray::ArrayViewD<'_, T>,
+    to_c: impl Fn(&T) -> Complex64,
+) -> PyResult<Array2OrStack> {
     match a.ndim() {
         2 => Ok(Array2OrStack::One(
-            a.view()
-                .into_dimensionality::<Ix2>()
+            a.into_dimensionality::<Ix2>()
                 .map_err(|e| parse_error(what, e.to_string()))?
-                .to_owned(),
+                .map(&to_c),
         )),
         3 => {
             if a.shape()[0] == 0 {
@@ -113,7 +112,7 @@ fn split(what: &str, a: &ndarray::ArrayViewD<'_, Complex64>) -> PyResult<Array2O
                 a.axis_iter(Axis(0))
                     .map(|m| {
                         m.into_dimensionality::<Ix2>()
-                            .map(|m| m.to_owned())
+                            .map(|m| m.map(&to_c))
                             .map_err(|e| parse_error(what, e.to_string()))
                     })
                     .collect::<PyResult<_>>()?,

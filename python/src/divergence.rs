@@ -1,7 +1,7 @@
 //! `qrenyi.divergence`, `qrenyi.Pair`, `qrenyi.validate` / `qrenyi.State`.
 
 use crate::convert::{self, Operand, Params};
-use crate::{guard, guard_py, parse_error, to_py};
+use crate::{detach_if, guard, guard_py, parse_error, to_py, GIL_HELD_UP_TO};
 use ndarray::{Array1, Array2};
 use num_complex::Complex64;
 use numpy::{IntoPyArray, PyArray1, PyArray2};
@@ -211,6 +211,18 @@ fn stack_values(
     }
 }
 
+impl Operand {
+    /// Whether the work on this operand is large enough to release the GIL for (a stack, or
+    /// `d > GIL_HELD_UP_TO`).
+    fn releases_gil(&self) -> bool {
+        match self {
+            Operand::Matrix(m) => m.nrows() > GIL_HELD_UP_TO,
+            Operand::State(s) => s.dim() > GIL_HELD_UP_TO,
+            Operand::Stack(_) => true,
+        }
+    }
+}
+
 /// The result of `divergence` before conversion to Python.
 enum Out {
     Scalar(f64),
@@ -290,7 +302,8 @@ fn divergence<'py>(
     let seq = matches!(params, Params::Seq(_));
     let rho = convert::operand("rho", rho)?;
     let sigma = convert::operand("sigma", sigma)?;
-    let out = py.detach(|| {
+    let release = rho.releases_gil() || sigma.releases_gil() || ps.len() > GIL_HELD_UP_TO;
+    let out = detach_if(py, release, || {
         guard_py(|| {
             let rho = Side::from("rho", rho, be).map_err(to_py)?;
             let sigma = Side::from("sigma", sigma, be).map_err(to_py)?;
@@ -373,12 +386,16 @@ impl PyState {
     }
     /// Eigenvalues in ascending order (computed once, cached).
     fn eigenvalues<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let v: Array1<f64> = py.detach(|| guard(|| Ok(self.state.eigen()?.values().clone())))?;
+        let big = self.state.dim() > GIL_HELD_UP_TO;
+        let v: Array1<f64> = detach_if(py, big, || {
+            guard(|| Ok(self.state.eigen()?.values().clone()))
+        })?;
         Ok(v.into_pyarray(py))
     }
     /// Rank (eigenvalues above the zero threshold).
     fn rank(&self, py: Python<'_>) -> PyResult<usize> {
-        py.detach(|| guard(|| self.state.rank()))
+        let big = self.state.dim() > GIL_HELD_UP_TO;
+        detach_if(py, big, || guard(|| self.state.rank()))
     }
     /// Purity Tr ρ².
     fn purity(&self) -> f64 {
@@ -388,7 +405,8 @@ impl PyState {
     #[pyo3(signature = (*, base="e"))]
     fn entropy(&self, py: Python<'_>, base: &str) -> PyResult<f64> {
         let base = base_of(base).map_err(to_py)?;
-        py.detach(|| guard(|| Ok(base.scale(self.state.entropy()?))))
+        let big = self.state.dim() > GIL_HELD_UP_TO;
+        detach_if(py, big, || guard(|| Ok(base.scale(self.state.entropy()?))))
     }
     fn __repr__(&self) -> String {
         format!(
@@ -415,12 +433,14 @@ fn validate(py: Python<'_>, rho: &Bound<'_, PyAny>, backend: &str) -> PyResult<P
     let be = self::backend(backend).map_err(to_py)?;
     if let Ok(s) = rho.cast::<PyState>() {
         let s = s.get().state.clone();
+        let big = s.dim() > GIL_HELD_UP_TO;
         return Ok(PyState {
-            state: py.detach(|| guard(|| restate(s, be)))?,
+            state: detach_if(py, big, || guard(|| restate(s, be)))?,
         });
     }
     let m = convert::matrix("rho", rho)?;
-    let state = py.detach(|| guard(|| validate_as("rho", m, be)))?;
+    let big = m.nrows() > GIL_HELD_UP_TO;
+    let state = detach_if(py, big, || guard(|| validate_as("rho", m, be)))?;
     Ok(PyState { state })
 }
 
@@ -443,11 +463,26 @@ pub struct PyPair {
 }
 
 impl PyPair {
+    /// Run `f` on the pair: small pairs (`d ≤ GIL_HELD_UP_TO`, `orders ≤ GIL_HELD_UP_TO`) with
+    /// the GIL held when the pair's lock is free, everything else with the GIL released. The
+    /// GIL is never held while waiting for the lock — a thread holding the lock may be waiting
+    /// for the GIL to return — so a busy lock is waited for after releasing it.
     fn with<T: Send>(
         &self,
         py: Python<'_>,
+        orders: usize,
         f: impl FnOnce(&Pair) -> Result<T> + Send,
     ) -> PyResult<T> {
+        if self.states.0.dim() <= GIL_HELD_UP_TO && orders <= GIL_HELD_UP_TO {
+            let pair = match self.pair.try_lock() {
+                Ok(pair) => Some(pair),
+                Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
+                Err(std::sync::TryLockError::WouldBlock) => None,
+            };
+            if let Some(pair) = pair {
+                return guard(|| f(&pair));
+            }
+        }
         py.detach(|| {
             guard(|| {
                 let pair = self.pair.lock().unwrap_or_else(|p| p.into_inner());
@@ -483,7 +518,8 @@ impl PyPair {
         };
         let r = single("rho", convert::operand("rho", rho)?)?;
         let s = single("sigma", convert::operand("sigma", sigma)?)?;
-        let states = py.detach(|| {
+        let release = r.releases_gil() || s.releases_gil();
+        let states = detach_if(py, release, || {
             guard(|| {
                 let side = |what, op| -> Result<DensityMatrix> {
                     match Side::from(what, op, be)? {
@@ -535,7 +571,7 @@ impl PyPair {
     fn renyi(&self, py: Python<'_>, family: &str, alpha: f64, base: &str) -> PyResult<f64> {
         let f = self::family(family).map_err(to_py)?;
         let base = base_of(base).map_err(to_py)?;
-        self.with(py, |p| Ok(base.scale(p.renyi(f, alpha)?)))
+        self.with(py, 1, |p| Ok(base.scale(p.renyi(f, alpha)?)))
     }
     /// `D_α(ρ‖σ)` at many orders (reusing the α-independent work).
     #[pyo3(signature = (family, alphas, *, base="e"))]
@@ -552,7 +588,7 @@ impl PyPair {
             Params::Absent => return Err(parse_error("alphas", "missing")),
             p => p.values(),
         };
-        let v = self.with(py, |p| {
+        let v = self.with(py, alphas.len(), |p| {
             Ok(p.curve(f, &alphas)?
                 .into_iter()
                 .map(|x| base.scale(x))
@@ -564,39 +600,39 @@ impl PyPair {
     #[pyo3(signature = (*, base="e"))]
     fn max_relative_entropy(&self, py: Python<'_>, base: &str) -> PyResult<f64> {
         let base = base_of(base).map_err(to_py)?;
-        self.with(py, |p| Ok(base.scale(p.max_relative_entropy()?)))
+        self.with(py, 1, |p| Ok(base.scale(p.max_relative_entropy()?)))
     }
     /// Umegaki relative entropy.
     #[pyo3(signature = (*, base="e"))]
     fn umegaki(&self, py: Python<'_>, base: &str) -> PyResult<f64> {
         let base = base_of(base).map_err(to_py)?;
-        self.with(py, |p| Ok(base.scale(p.umegaki()?)))
+        self.with(py, 1, |p| Ok(base.scale(p.umegaki()?)))
     }
     /// Belavkin–Staszewski relative entropy.
     #[pyo3(signature = (*, base="e"))]
     fn belavkin_staszewski(&self, py: Python<'_>, base: &str) -> PyResult<f64> {
         let base = base_of(base).map_err(to_py)?;
-        self.with(py, |p| Ok(base.scale(p.belavkin_staszewski()?)))
+        self.with(py, 1, |p| Ok(base.scale(p.belavkin_staszewski()?)))
     }
     /// `E_γ(ρ‖σ) = Tr(ρ − γσ)_+`.
     fn hockey_stick(&self, py: Python<'_>, gamma: f64) -> PyResult<f64> {
-        self.with(py, |p| p.hockey_stick(gamma))
+        self.with(py, 1, |p| p.hockey_stick(gamma))
     }
     /// Trace distance ½‖ρ − σ‖₁.
     fn trace_distance(&self, py: Python<'_>) -> PyResult<f64> {
-        self.with(py, |p| p.trace_distance())
+        self.with(py, 1, |p| p.trace_distance())
     }
     /// Root fidelity F = ‖√ρ√σ‖₁.
     fn fidelity(&self, py: Python<'_>) -> PyResult<f64> {
-        self.with(py, |p| p.fidelity())
+        self.with(py, 1, |p| p.fidelity())
     }
     /// Squared fidelity F².
     fn squared_fidelity(&self, py: Python<'_>) -> PyResult<f64> {
-        self.with(py, |p| p.squared_fidelity())
+        self.with(py, 1, |p| p.squared_fidelity())
     }
     /// Whether supp ρ ⊆ supp σ.
     fn is_supported(&self, py: Python<'_>) -> PyResult<bool> {
-        self.with(py, |p| p.is_supported())
+        self.with(py, 1, |p| p.is_supported())
     }
     fn __repr__(&self) -> String {
         format!("qrenyi.Pair(dim={})", self.states.0.dim())

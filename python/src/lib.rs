@@ -9,7 +9,9 @@
 //! * every call runs its Rust work inside [`guard`], so a panic never unwinds into Python: it
 //!   becomes a `QrenyiError` saying that it is a bug in qrenyi;
 //! * numerical work runs with the GIL released (`Python::detach`), so Python threads calling
-//!   qrenyi run in parallel, and stacks of pairs are spread over rayon's workers.
+//!   qrenyi run in parallel, and stacks of pairs are spread over rayon's workers — except for
+//!   small single problems (`d ≤ GIL_HELD_UP_TO`), where releasing it would cost more than the
+//!   work ([`detach_if`]).
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -66,6 +68,23 @@ pub fn guard_py<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
             "internal error (a bug in qrenyi, please report it): {}",
             panic_message(p.as_ref())
         ))),
+    }
+}
+
+/// The largest dimension whose single-pair work runs with the GIL held (see [`detach_if`]).
+pub const GIL_HELD_UP_TO: usize = 16;
+
+/// Run `f` — Rust work that touches no Python object — with the GIL released when `release`,
+/// holding it otherwise. Small problems (one pair or state with `d ≤ GIL_HELD_UP_TO`: a few to a
+/// few hundred microseconds) keep it: releasing and re-taking it costs a sizeable part of such a
+/// call, and when other Python threads are running the re-take waits for the interpreter's switch
+/// interval (5 ms), so releasing it for microseconds of work slows every caller down. Larger
+/// problems and stacks release it, so that Python threads compute in parallel.
+pub fn detach_if<T: Send>(py: Python<'_>, release: bool, f: impl FnOnce() -> T + Send) -> T {
+    if release {
+        py.detach(f)
+    } else {
+        f()
     }
 }
 

@@ -473,6 +473,10 @@ impl<'a> Pair<'a> {
     /// and side-by-side solves use two cores better than one solve with two BLAS threads).
     fn sandwiched_curve(&self, alphas: &[f64]) -> Result<Vec<f64>> {
         use rayon::prelude::*;
+        let other = |a| self.sandwiched(a);
+        if let Some(v) = super::small::sandwiched_curve(self.rho, self.sigma, alphas, other)? {
+            return Ok(v);
+        }
         let view = self.sandwiched_view()?;
         let finite: Vec<f64> = alphas
             .iter()
@@ -518,6 +522,9 @@ impl<'a> Pair<'a> {
     /// `D_α(ρ‖σ)` of `family` at order α (limits at α = 1 and α = ∞ included).
     pub fn renyi(&self, family: Family, alpha: f64) -> Result<f64> {
         family.check_alpha(alpha)?;
+        if let Some(v) = super::small::renyi(self.rho, self.sigma, family, alpha)? {
+            return Ok(v);
+        }
         match family {
             Family::Petz => Ok(self.petz_curve(&[alpha])?[0]),
             Family::Sandwiched => self.sandwiched(alpha),
@@ -540,6 +547,9 @@ impl<'a> Pair<'a> {
     /// Umegaki relative entropy `D(ρ‖σ) = Tr ρ(ln ρ − ln σ)` (the α → 1 limit of Petz and
     /// sandwiched); +∞ when `supp ρ ⊄ supp σ`.
     pub fn umegaki(&self) -> Result<f64> {
+        if let Some(p) = super::small::pair_of(self.rho, self.sigma)? {
+            return Ok(p.petz(1.0));
+        }
         if self.basis()?.supported {
             if let Some(d) = self.petz_factors()?.umegaki() {
                 return Ok(d);

@@ -547,8 +547,8 @@ impl<'a> Pair<'a> {
     /// Umegaki relative entropy `D(ρ‖σ) = Tr ρ(ln ρ − ln σ)` (the α → 1 limit of Petz and
     /// sandwiched); +∞ when `supp ρ ⊄ supp σ`.
     pub fn umegaki(&self) -> Result<f64> {
-        if let Some(p) = super::small::pair_of(self.rho, self.sigma)? {
-            return Ok(p.petz(1.0));
+        if let Some(v) = super::small::umegaki(self.rho, self.sigma)? {
+            return Ok(v);
         }
         if self.basis()?.supported {
             if let Some(d) = self.petz_factors()?.umegaki() {

@@ -1,5 +1,5 @@
 //! Small pairs (`d ≤` [`SMALL_PAIR_MAX`]): the families from the two decompositions on fixed-size
-//! stack arrays, without heap allocation.
+//! stack arrays (`[[_; d]; d]`, monomorphised per dimension), without heap allocation.
 //!
 //! The reductions are those of [`Pair`](super::Pair) (`quantum.rs`; derivations in
 //! `docs/divergences.md`) — the same support decisions (zero threshold, overlap cutoff,
@@ -7,64 +7,72 @@
 //!
 //! * Petz and Umegaki: the `d²` Nussbaum–Szkoła terms `(λ_i O_ij / W, ln λ_i − ln μ_j)` — the
 //!   reference evaluation that `Pair`'s factorised forms certify themselves against;
-//! * sandwiched, `α > 1`: `ρ' = (W√Λ)(W√Λ)†` in σ's eigenbasis, one values-only Jacobi solve of
-//!   `D^{γ/2} ρ'_ss D^{γ/2}` (`spectral::small`), the diagonal and spectral Rényi means;
-//! * maximal, `α ≥ 1` and `supp ρ ⊆ supp σ`: the eigenpairs of `T = D^{−1/2} ρ'_ss D^{−1/2}` and
-//!   the weights `w_k = ⟨v_k|σ|v_k⟩`.
+//! * sandwiched, `α > 1`, `d <` [`AUTO_JACOBI_BELOW`]: `ρ' = (W√Λ)(W√Λ)†` in σ's eigenbasis, one
+//!   values-only Jacobi solve of `D^{γ/2} ρ'_ss D^{γ/2}` (`spectral::small`), the diagonal and
+//!   spectral Rényi means;
+//! * maximal, `α ≥ 1`, `supp ρ ⊆ supp σ`, `d <` [`AUTO_JACOBI_BELOW`]: the eigenpairs of
+//!   `T = D^{−1/2} ρ'_ss D^{−1/2}` and the weights `w_k = ⟨v_k|σ|v_k⟩`.
 //!
 //! Everything else **declines** (`None`) and runs on `Pair`'s route: sandwiched and maximal `α < 1`
 //! (their small eigenvalues are needed to relative accuracy: SVD with an a-posteriori bound, else
 //! the graded Jacobi method), the maximal family of a leaking ρ (Ando's Schur complement), other
-//! backends than [`Backend::Auto`] (an explicit backend is a request for that solver) and `d > 16`.
+//! backends than [`Backend::Auto`] (an explicit backend is a request for that solver) and `d >` [`SMALL_PAIR_MAX`].
 //! Where the kernel answers, its error is that of the route it replaces: the Jacobi solver meets the
 //! same backward-stable bound as LAPACK (`spectral::small`), and the Rényi means are shared.
+
+// Index loops: the kernels read entries `m[i][j]` and their mirrors `m[j][i]` together.
+#![allow(clippy::needless_range_loop)]
 
 use super::renyi_mean;
 use super::Family;
 use crate::error::Result;
-use crate::spectral::small::{eigh_small, SmallMatrix, SMALL_MAX};
+use crate::spectral::small::{
+    eigh_fixed, with_small_dim, zeros, Mat, AUTO_JACOBI_BELOW, SMALL_MAX,
+};
 use crate::spectral::{zero_threshold, Backend, Eigen, EPS};
 use crate::state::DensityMatrix;
 use num_complex::Complex64;
 
-/// Largest dimension the small-pair kernel takes (the capacity of its arrays).
-pub const SMALL_PAIR_MAX: usize = SMALL_MAX;
-
-/// `d²` Nussbaum–Szkoła terms plus the one at `+∞`.
-const MAX_TERMS: usize = SMALL_MAX * SMALL_MAX + 1;
+/// Largest dimension the small-pair kernel takes (Petz and Umegaki; the families that need a
+/// per-order eigensolve only below [`AUTO_JACOBI_BELOW`], where the Jacobi solver beats nalgebra):
+/// measured where it stops beating `Pair`'s route (docs/PERFORMANCE.md, "Small states").
+pub const SMALL_PAIR_MAX: usize = 8;
 
 /// One state's decomposition on the stack: eigenvalues ascending, eigenvectors as columns, the
 /// zero threshold `τ(d, λ_max)`.
 #[derive(Clone, Copy)]
-pub(crate) struct SmallState {
-    values: [f64; SMALL_MAX],
-    vectors: SmallMatrix,
+pub(crate) struct SmallState<const N: usize> {
+    values: [f64; N],
+    vectors: Mat<N>,
     threshold: f64,
 }
 
-impl SmallState {
-    /// From a cached [`Eigen`] (`d ≤ 16`).
+impl<const N: usize> SmallState<N> {
+    /// From a cached [`Eigen`] of dimension `N`.
     pub(crate) fn from_eigen(e: &Eigen) -> Self {
-        let n = e.dim();
-        let mut values = [0.0; SMALL_MAX];
-        values[..n].copy_from_slice(&e.values().as_slice().unwrap_or(&[])[..n]);
-        let v = e.vectors();
+        let (w, v) = (e.values(), e.vectors());
+        let mut values = [0.0; N];
+        let mut vectors = zeros::<N>();
+        for i in 0..N {
+            values[i] = w[i];
+            for (j, z) in vectors[i].iter_mut().enumerate() {
+                *z = v[[i, j]];
+            }
+        }
         SmallState {
             values,
-            vectors: SmallMatrix::from_fn(n, |i, j| v[[i, j]]),
+            vectors,
             threshold: e.threshold(),
         }
     }
 
-    fn dim(&self) -> usize {
-        self.vectors.dim()
+    /// The smallest eigenvalue (as computed, unclamped).
+    pub(crate) fn min_value(&self) -> f64 {
+        self.values.iter().copied().fold(f64::INFINITY, f64::min)
     }
 
     fn max_value(&self) -> f64 {
-        self.values[..self.dim()]
-            .iter()
-            .copied()
-            .fold(0.0, f64::max)
+        self.values.iter().copied().fold(0.0, f64::max)
     }
 
     /// `λ_i` if above the zero threshold, else 0.
@@ -82,11 +90,11 @@ impl SmallState {
 }
 
 /// A pair of small states with the overlap `W = V_σ† V_ρ` and the support decision.
-pub(crate) struct SmallPair {
-    rho: SmallState,
-    sigma: SmallState,
-    /// `W_ji = ⟨b_j|a_i⟩`.
-    w: SmallMatrix,
+pub(crate) struct SmallPair<const N: usize> {
+    rho: SmallState<N>,
+    sigma: SmallState<N>,
+    /// `W_ji = ⟨b_j|a_i⟩` (`w[j][i]`).
+    w: Mat<N>,
     supported: bool,
 }
 
@@ -99,23 +107,25 @@ fn normalised_mean(terms: &mut [(f64, f64)], alpha: f64) -> f64 {
     renyi_mean(terms, alpha)
 }
 
-impl SmallPair {
+impl<const N: usize> SmallPair<N> {
     /// The overlap and the support decision (`Tr ρ Π_ker σ ≤ τ(d, λ_max(ρ))`).
-    pub(crate) fn new(rho: SmallState, sigma: SmallState) -> Self {
-        let n = rho.dim();
-        let w = SmallMatrix::from_fn(n, |j, i| {
-            (0..n)
-                .map(|k| sigma.vectors.get(k, j).conj() * rho.vectors.get(k, i))
-                .sum()
-        });
-        let leakage: f64 = (0..n)
+    pub(crate) fn new(rho: SmallState<N>, sigma: SmallState<N>) -> Self {
+        let mut w = zeros::<N>();
+        for (j, row) in w.iter_mut().enumerate() {
+            for (i, z) in row.iter_mut().enumerate() {
+                *z = (0..N)
+                    .map(|k| sigma.vectors[k][j].conj() * rho.vectors[k][i])
+                    .sum();
+            }
+        }
+        let leakage: f64 = (0..N)
             .filter(|&j| !sigma.in_support(j))
             .map(|j| {
-                let r: f64 = (0..n).map(|i| rho.values[i] * w.get(j, i).norm_sqr()).sum();
+                let r: f64 = (0..N).map(|i| rho.values[i] * w[j][i].norm_sqr()).sum();
                 r.max(0.0)
             })
             .sum();
-        let supported = leakage <= zero_threshold(n, rho.max_value());
+        let supported = leakage <= zero_threshold(N, rho.max_value());
         SmallPair {
             rho,
             sigma,
@@ -124,23 +134,18 @@ impl SmallPair {
         }
     }
 
-    fn dim(&self) -> usize {
-        self.rho.dim()
-    }
-
     /// Petz `D̄_α` (Umegaki at α = 1, the Petz limit at ∞) from the Nussbaum–Szkoła terms.
     pub(crate) fn petz(&self, alpha: f64) -> f64 {
         if alpha > 1.0 && !self.supported {
             return f64::INFINITY;
         }
-        let n = self.dim();
-        let cut = (16.0 * n as f64 * EPS).powi(2);
-        let mut terms = [(0.0, 0.0); MAX_TERMS];
+        let cut = (16.0 * N as f64 * EPS).powi(2);
+        let mut terms = [(0.0, 0.0); SMALL_MAX * SMALL_MAX + 1];
         let (mut len, mut kernel_mass) = (0, 0.0);
-        for i in (0..n).filter(|&i| self.rho.in_support(i)) {
+        for i in (0..N).filter(|&i| self.rho.in_support(i)) {
             let l = self.rho.values[i];
-            for j in 0..n {
-                let o = self.w.get(j, i).norm_sqr();
+            for j in 0..N {
+                let o = self.w[j][i].norm_sqr();
                 if o <= cut {
                     continue;
                 }
@@ -161,26 +166,30 @@ impl SmallPair {
 
     /// `ρ' = V_σ† ρ V_σ = (W√Λ)(W√Λ)†` (exactly Hermitian, eigenvalues of ρ at or below its zero
     /// threshold count as 0).
-    fn rho_in_basis(&self) -> SmallMatrix {
-        let n = self.dim();
-        let c = SmallMatrix::from_fn(n, |j, i| self.w.get(j, i) * self.rho.clamped(i).sqrt());
-        let mut r = SmallMatrix::zeros(n);
-        for x in 0..n {
-            for y in 0..=x {
-                let z: Complex64 = (0..n).map(|i| c.get(x, i) * c.get(y, i).conj()).sum();
-                r.set(x, y, z);
-                r.set(y, x, z.conj());
+    fn rho_in_basis(&self) -> Mat<N> {
+        let mut c = zeros::<N>();
+        for (j, row) in c.iter_mut().enumerate() {
+            for (i, z) in row.iter_mut().enumerate() {
+                *z = self.w[j][i] * self.rho.clamped(i).sqrt();
             }
-            r.set(x, x, Complex64::new(r.get(x, x).re, 0.0));
+        }
+        let mut r = zeros::<N>();
+        for x in 0..N {
+            for y in 0..x {
+                let z: Complex64 = (0..N).map(|i| c[x][i] * c[y][i].conj()).sum();
+                r[x][y] = z;
+                r[y][x] = z.conj();
+            }
+            r[x][x] = Complex64::new((0..N).map(|i| c[x][i].norm_sqr()).sum(), 0.0);
         }
         r
     }
 
     /// The support of σ as indices, with its length.
-    fn sigma_support(&self) -> ([usize; SMALL_MAX], usize) {
-        let mut s = [0usize; SMALL_MAX];
+    fn sigma_support(&self) -> ([usize; N], usize) {
+        let mut s = [0usize; N];
         let mut len = 0;
-        for j in (0..self.dim()).filter(|&j| self.sigma.in_support(j)) {
+        for j in (0..N).filter(|&j| self.sigma.in_support(j)) {
             s[len] = j;
             len += 1;
         }
@@ -188,12 +197,24 @@ impl SmallPair {
     }
 
     fn rho_rank(&self) -> usize {
-        (0..self.dim()).filter(|&i| self.rho.in_support(i)).count()
+        (0..N).filter(|&i| self.rho.in_support(i)).count()
+    }
+
+    /// `f(ρ'_{s_x s_y}) · scale_x · scale_y` on `supp σ`, zero-padded to `N × N` (the padding adds
+    /// exact zero eigenvalues, below every kept one, and Jacobi never rotates into it).
+    fn on_support(rho: &Mat<N>, s: &[usize; N], n: usize, scale: &[f64; N]) -> Mat<N> {
+        let mut a = zeros::<N>();
+        for x in 0..n {
+            for y in 0..n {
+                a[x][y] = rho[s[x]][s[y]] * (scale[x] * scale[y]);
+            }
+        }
+        a
     }
 
     /// Sandwiched `D̃_α` for finite `α > 1` (`None` otherwise); `ρ'` may be passed in (curves).
-    pub(crate) fn sandwiched(&self, alpha: f64, rho: Option<&SmallMatrix>) -> Result<Option<f64>> {
-        if !(alpha > 1.0 && alpha.is_finite()) {
+    pub(crate) fn sandwiched(&self, alpha: f64, rho: Option<&Mat<N>>) -> Result<Option<f64>> {
+        if !(alpha > 1.0 && alpha.is_finite()) || N >= AUTO_JACOBI_BELOW {
             return Ok(None);
         }
         if !self.supported {
@@ -209,24 +230,23 @@ impl SmallPair {
         };
         let (s, n) = self.sigma_support();
         let gamma = (1.0 - alpha) / alpha;
-        let mut ln_mu = [0.0; SMALL_MAX];
+        let mut ln_mu = [0.0; N];
         let mut c = f64::NEG_INFINITY;
         for x in 0..n {
             ln_mu[x] = self.sigma.values[s[x]].ln();
             c = c.max(gamma * ln_mu[x]);
         }
         let c = if c.is_finite() { c } else { 0.0 };
-        let mut scale = [0.0; SMALL_MAX];
+        let mut scale = [0.0; N];
         for x in 0..n {
             scale[x] = (0.5 * (gamma * ln_mu[x] - c)).exp();
         }
-        let a = SmallMatrix::from_fn(n, |x, y| rho.get(s[x], s[y]) * (scale[x] * scale[y]));
-        let nu = eigh_small(&a, false)?;
+        let nu = eigh_fixed::<N>(&Self::on_support(rho, &s, n, &scale), false)?;
         // rank ρ eigenvalues are genuine (`quantum::top_rank`, supported: floor 0)
         let r = self.rho_rank();
-        let mut spec = [(0.0, 0.0); SMALL_MAX];
+        let mut spec = [(0.0, 0.0); N];
         let (mut len, mut total) = (0, 0.0);
-        for &x in &nu.values()[n.saturating_sub(r)..] {
+        for &x in &nu.values[N.saturating_sub(r)..] {
             if x > 0.0 {
                 spec[len] = (x, x.ln() + c);
                 total += x;
@@ -236,9 +256,9 @@ impl SmallPair {
         if len == 0 || total <= 0.0 {
             return Ok(Some(f64::INFINITY));
         }
-        let mut diag = [(0.0, 0.0); SMALL_MAX];
+        let mut diag = [(0.0, 0.0); N];
         for x in 0..n {
-            diag[x] = (rho.get(s[x], s[x]).re.max(0.0), -ln_mu[x] / alpha);
+            diag[x] = (rho[s[x]][s[x]].re.max(0.0), -ln_mu[x] / alpha);
         }
         Ok(Some(
             normalised_mean(&mut diag[..n], alpha) + normalised_mean(&mut spec[..len], alpha),
@@ -248,31 +268,30 @@ impl SmallPair {
     /// Maximal `D̂_α` for `α ≥ 1` (Belavkin–Staszewski at 1, `D_max` at ∞) when
     /// `supp ρ ⊆ supp σ`; `None` otherwise.
     pub(crate) fn maximal(&self, alpha: f64) -> Result<Option<f64>> {
-        if alpha < 1.0 || !self.supported {
+        if alpha < 1.0 || !self.supported || N >= AUTO_JACOBI_BELOW {
             return Ok(None);
         }
         let rho = self.rho_in_basis();
         let (s, n) = self.sigma_support();
-        let mut inv_sqrt = [0.0; SMALL_MAX];
+        let mut inv_sqrt = [0.0; N];
         for x in 0..n {
             inv_sqrt[x] = (-0.5 * self.sigma.values[s[x]].ln()).exp();
         }
-        let t = SmallMatrix::from_fn(n, |x, y| rho.get(s[x], s[y]) * (inv_sqrt[x] * inv_sqrt[y]));
-        let e = eigh_small(&t, true)?;
-        let keep_from = n.saturating_sub(self.rho_rank());
-        let tmax = e.values()[keep_from..].iter().copied().fold(0.0, f64::max);
+        let e = eigh_fixed::<N>(&Self::on_support(&rho, &s, n, &inv_sqrt), true)?;
+        let keep_from = N.saturating_sub(self.rho_rank());
+        let tmax = e.values[keep_from..].iter().copied().fold(0.0, f64::max);
         if alpha == f64::INFINITY {
             return Ok(Some(tmax.ln()));
         }
-        let mut terms = [(0.0, 0.0); SMALL_MAX];
+        let mut terms = [(0.0, 0.0); N];
         let mut len = 0;
-        for k in keep_from..n {
+        for k in keep_from..N {
             let tk = e.values[k];
             if !(tk > 0.0 && tk.is_finite()) {
                 continue;
             }
             let wk: f64 = (0..n)
-                .map(|x| self.sigma.clamped(s[x]) * e.vectors.get(x, k).norm_sqr())
+                .map(|x| self.sigma.clamped(s[x]) * e.vectors[x][k].norm_sqr())
                 .sum();
             if wk * tk > 0.0 {
                 terms[len] = (wk * tk, tk.ln());
@@ -292,20 +311,42 @@ impl SmallPair {
             Family::Maximal => self.maximal(alpha),
         }
     }
+
+    /// A sandwiched curve: `ρ'` once, one `N × N` Jacobi solve per order `α > 1`; `other`
+    /// answers the orders the kernel declines.
+    fn sandwiched_curve(
+        &self,
+        alphas: &[f64],
+        other: impl Fn(f64) -> Result<f64>,
+    ) -> Result<Vec<f64>> {
+        let r = self.rho_in_basis();
+        alphas
+            .iter()
+            .map(|&a| {
+                let small = if a > 1.0 && a.is_finite() {
+                    self.sandwiched(a, Some(&r))?
+                } else {
+                    self.renyi(Family::Sandwiched, a)?
+                };
+                small.map_or_else(|| other(a), Ok)
+            })
+            .collect()
+    }
 }
 
-/// The small-pair kernel for two validated states, when it applies: both on
-/// [`Backend::Auto`] and `d ≤` [`SMALL_PAIR_MAX`] (decompositions computed on first use and
-/// cached in the states, as `Pair` does).
-pub(super) fn pair_of(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<Option<SmallPair>> {
-    let d = rho.dim();
-    if rho.backend() != Backend::Auto || d > SMALL_PAIR_MAX || d != sigma.dim() {
-        return Ok(None);
-    }
-    Ok(Some(SmallPair::new(
+/// Whether the small-pair kernel takes the pair: both on [`Backend::Auto`] and
+/// `d ≤` [`SMALL_PAIR_MAX`].
+fn applies(rho: &DensityMatrix, sigma: &DensityMatrix) -> bool {
+    rho.backend() == Backend::Auto && rho.dim() <= SMALL_PAIR_MAX && rho.dim() == sigma.dim()
+}
+
+/// The kernel's pair of two validated states (decompositions computed on first use and cached in
+/// the states, as `Pair` does).
+fn pair_of<const N: usize>(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<SmallPair<N>> {
+    Ok(SmallPair::new(
         SmallState::from_eigen(rho.eigen()?),
         SmallState::from_eigen(sigma.eigen()?),
-    )))
+    ))
 }
 
 /// `D_α(ρ‖σ)` of `family` by the small-pair kernel, `None` where it declines (module docs).
@@ -315,35 +356,33 @@ pub(super) fn renyi(
     family: Family,
     alpha: f64,
 ) -> Result<Option<f64>> {
-    match pair_of(rho, sigma)? {
-        Some(p) => p.renyi(family, alpha),
-        None => Ok(None),
+    if !applies(rho, sigma) {
+        return Ok(None);
     }
+    with_small_dim!(rho.dim(), N => pair_of::<N>(rho, sigma)?.renyi(family, alpha), _ => Ok(None))
+}
+
+/// Umegaki `D(ρ‖σ)` by the small-pair kernel (`None` where it does not apply).
+pub(super) fn umegaki(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<Option<f64>> {
+    if !applies(rho, sigma) {
+        return Ok(None);
+    }
+    with_small_dim!(rho.dim(), N => Ok(Some(pair_of::<N>(rho, sigma)?.petz(1.0))), _ => Ok(None))
 }
 
 /// A sandwiched α-curve by the small-pair kernel: `ρ'` once, then one `d × d` Jacobi solve per
-/// order `α > 1`; `other` answers the remaining orders (α ≤ 1, ∞) on `Pair`'s route. `None` when
-/// the kernel does not apply.
+/// order `α > 1`; `other` answers the remaining orders on `Pair`'s route. `None` when the kernel
+/// does not apply.
 pub(super) fn sandwiched_curve(
     rho: &DensityMatrix,
     sigma: &DensityMatrix,
     alphas: &[f64],
     other: impl Fn(f64) -> Result<f64>,
 ) -> Result<Option<Vec<f64>>> {
-    let Some(p) = pair_of(rho, sigma)? else {
+    if !applies(rho, sigma) {
         return Ok(None);
-    };
-    let r = p.rho_in_basis();
-    alphas
-        .iter()
-        .map(|&a| {
-            let small = if a > 1.0 && a.is_finite() {
-                p.sandwiched(a, Some(&r))?
-            } else {
-                p.renyi(Family::Sandwiched, a)?
-            };
-            small.map_or_else(|| other(a), Ok)
-        })
-        .collect::<Result<Vec<f64>>>()
-        .map(Some)
+    }
+    with_small_dim!(rho.dim(), N => {
+        pair_of::<N>(rho, sigma)?.sandwiched_curve(alphas, other).map(Some)
+    }, _ => Ok(None))
 }

@@ -68,6 +68,22 @@ impl DensityMatrix {
         }
     }
 
+    /// A validated matrix (as [`Self::from_validated`]) whose decomposition `eigen` (computed by
+    /// `backend`) is already known: cached from the start.
+    pub(crate) fn from_validated_with_eigen(
+        h: Array2<Complex64>,
+        backend: Backend,
+        eigen: Eigen,
+    ) -> Self {
+        DensityMatrix {
+            inner: Arc::new(Stored {
+                mat: h,
+                eigen: OnceLock::from(eigen),
+            }),
+            backend,
+        }
+    }
+
     /// From a real matrix (e.g. a float64 `.npy` file).
     pub fn from_real(a: Array2<f64>) -> Result<Self> {
         Self::new(a.mapv(|x| Complex64::new(x, 0.0)))

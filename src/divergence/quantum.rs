@@ -474,7 +474,9 @@ impl<'a> Pair<'a> {
     fn sandwiched_curve(&self, alphas: &[f64]) -> Result<Vec<f64>> {
         use rayon::prelude::*;
         let other = |a| self.sandwiched(a);
-        if let Some(v) = super::small::sandwiched_curve(self.rho, self.sigma, alphas, other)? {
+        if let Some(v) =
+            super::small::curve(self.rho, self.sigma, Family::Sandwiched, alphas, other)?
+        {
             return Ok(v);
         }
         let view = self.sandwiched_view()?;
@@ -540,7 +542,13 @@ impl<'a> Pair<'a> {
         match family {
             Family::Petz => self.petz_curve(alphas),
             Family::Sandwiched => self.sandwiched_curve(alphas),
-            Family::Maximal => alphas.iter().map(|&a| self.renyi(family, a)).collect(),
+            Family::Maximal => {
+                let other = |a| self.maximal(a);
+                if let Some(v) = super::small::curve(self.rho, self.sigma, family, alphas, other)? {
+                    return Ok(v);
+                }
+                alphas.iter().map(|&a| self.renyi(family, a)).collect()
+            }
         }
     }
 

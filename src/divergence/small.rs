@@ -89,6 +89,9 @@ impl<const N: usize> SmallState<N> {
     }
 }
 
+/// The maximal reduction on the stack: unnormalised terms `(w_k t_k, ln t_k)`, their number, `t_max`.
+type MaximalTerms<const N: usize> = ([(f64, f64); N], usize, f64);
+
 /// A pair of small states with the overlap `W = V_σ† V_ρ` and the support decision.
 pub(crate) struct SmallPair<const N: usize> {
     rho: SmallState<N>,
@@ -265,10 +268,10 @@ impl<const N: usize> SmallPair<N> {
         ))
     }
 
-    /// Maximal `D̂_α` for `α ≥ 1` (Belavkin–Staszewski at 1, `D_max` at ∞) when
-    /// `supp ρ ⊆ supp σ`; `None` otherwise.
-    pub(crate) fn maximal(&self, alpha: f64) -> Result<Option<f64>> {
-        if alpha < 1.0 || !self.supported || N >= AUTO_JACOBI_BELOW {
+    /// The maximal reduction `(w_k t_k, ln t_k)` (unnormalised, `len` terms) and `t_max` when
+    /// `supp ρ ⊆ supp σ` and `d <` [`AUTO_JACOBI_BELOW`]; `None` otherwise.
+    fn maximal_reduction(&self) -> Result<Option<MaximalTerms<N>>> {
+        if !self.supported || N >= AUTO_JACOBI_BELOW {
             return Ok(None);
         }
         let rho = self.rho_in_basis();
@@ -280,9 +283,6 @@ impl<const N: usize> SmallPair<N> {
         let e = eigh_fixed::<N>(&Self::on_support(&rho, &s, n, &inv_sqrt), true)?;
         let keep_from = N.saturating_sub(self.rho_rank());
         let tmax = e.values[keep_from..].iter().copied().fold(0.0, f64::max);
-        if alpha == f64::INFINITY {
-            return Ok(Some(tmax.ln()));
-        }
         let mut terms = [(0.0, 0.0); N];
         let mut len = 0;
         for k in keep_from..N {
@@ -298,7 +298,31 @@ impl<const N: usize> SmallPair<N> {
                 len += 1;
             }
         }
-        Ok(Some(normalised_mean(&mut terms[..len], alpha)))
+        Ok(Some((terms, len, tmax)))
+    }
+
+    /// Maximal `D̂_α`, α ≥ 1 (`D_max` at ∞), from the reduction (`None`: α < 1).
+    fn maximal_from(reduction: &MaximalTerms<N>, alpha: f64) -> Option<f64> {
+        let (terms, len, tmax) = reduction;
+        if alpha < 1.0 {
+            return None;
+        }
+        if alpha == f64::INFINITY {
+            return Some(tmax.ln());
+        }
+        let mut t = *terms;
+        Some(normalised_mean(&mut t[..*len], alpha))
+    }
+
+    /// Maximal `D̂_α` for `α ≥ 1` (Belavkin–Staszewski at 1, `D_max` at ∞) when
+    /// `supp ρ ⊆ supp σ`; `None` otherwise.
+    pub(crate) fn maximal(&self, alpha: f64) -> Result<Option<f64>> {
+        if alpha < 1.0 {
+            return Ok(None);
+        }
+        Ok(self
+            .maximal_reduction()?
+            .and_then(|r| Self::maximal_from(&r, alpha)))
     }
 
     /// `D_α` of `family` where the kernel answers (module docs), else `None`.
@@ -370,19 +394,32 @@ pub(super) fn umegaki(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<Opti
     with_small_dim!(rho.dim(), N => Ok(Some(pair_of::<N>(rho, sigma)?.petz(1.0))), _ => Ok(None))
 }
 
-/// A sandwiched α-curve by the small-pair kernel: `ρ'` once, then one `d × d` Jacobi solve per
-/// order `α > 1`; `other` answers the remaining orders on `Pair`'s route. `None` when the kernel
-/// does not apply.
-pub(super) fn sandwiched_curve(
+/// An α-curve of `family` by the small-pair kernel: sandwiched — `ρ'` once, one `d × d` Jacobi
+/// solve per order `α > 1`; maximal — the reduction once, `O(d)` per order `α ≥ 1`; `other`
+/// answers the orders the kernel declines on `Pair`'s route. `None` when the kernel does not apply
+/// (and for Petz, whose curve is `Pair`'s factorised sum).
+pub(super) fn curve(
     rho: &DensityMatrix,
     sigma: &DensityMatrix,
+    family: Family,
     alphas: &[f64],
     other: impl Fn(f64) -> Result<f64>,
 ) -> Result<Option<Vec<f64>>> {
-    if !applies(rho, sigma) {
+    if !applies(rho, sigma) || family == Family::Petz {
         return Ok(None);
     }
     with_small_dim!(rho.dim(), N => {
-        pair_of::<N>(rho, sigma)?.sandwiched_curve(alphas, other).map(Some)
+        let pair = pair_of::<N>(rho, sigma)?;
+        if family == Family::Sandwiched {
+            return pair.sandwiched_curve(alphas, other).map(Some);
+        }
+        let Some(red) = pair.maximal_reduction()? else {
+            return Ok(None);
+        };
+        alphas
+            .iter()
+            .map(|&a| SmallPair::<N>::maximal_from(&red, a).map_or_else(|| other(a), Ok))
+            .collect::<Result<Vec<f64>>>()
+            .map(Some)
     }, _ => Ok(None))
 }

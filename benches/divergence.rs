@@ -19,6 +19,15 @@
 //!   deferred to first use), reported separately; its floor is the Cholesky factorisation.
 //!   `decompose` times the (lazy) full eigendecomposition a state computes on first use.
 //!
+//! * `sandwiched_direct/d=N` (issue 14) — one sandwiched order from a validated but *undecomposed*
+//!   ρ (σ decomposed): `direct` is the call (`Pair`'s direct route, `ρ' = V_σ†ρV_σ` by zhemm +
+//!   zgemm, ρ never decomposed), `decomposition` the previous route (ρ's decomposition, then the
+//!   call), `floor` the direct route's LAPACK/BLAS calls (zhemm + zgemm + one values-only
+//!   eigensolve). `validate_decomposed` is validation from the eigendecomposition
+//!   (`DensityMatrix::with_options_decomposed`) against `validate_then_decompose` (Cholesky, then
+//!   the decomposition); `hockey_stick_e2e` two raw matrices → two validated states → `E_γ`, against
+//!   its floor `hockey_stick_floor` (one values-only eigensolve of `ρ − γσ`, what numpy does).
+//!
 //! `cargo bench --bench divergence`
 
 #[path = "common/mod.rs"]
@@ -28,7 +37,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use ndarray::Array2;
 use num_complex::Complex64;
 use qrenyi::divergence::{Family, Pair};
-use qrenyi::spectral::{adjoint_times, gram, Backend, EigenSolver};
+use qrenyi::spectral::{adjoint_times, congruence, gram, Backend, EigenSolver};
 use qrenyi::state::{dagger, DensityMatrix};
 use std::hint::black_box;
 
@@ -121,6 +130,77 @@ fn divergences(c: &mut Criterion) {
     }
 }
 
+/// The sandwiched direct route against the decomposition route and its floor (module docs).
+fn direct_route(c: &mut Criterion) {
+    let backend = Backend::default();
+    for d in [64, 256, 512, 1024] {
+        let (rho, sigma) = common::pair(d, 7);
+        let es = sigma.eigen().expect("decomposition");
+        let mut g = c.benchmark_group(format!("sandwiched_direct/d={d}"));
+        g.sample_size(common::samples(d));
+        let fresh = || DensityMatrix::new(rho.matrix().clone()).expect("valid");
+        g.bench_function("direct", |b| {
+            b.iter_batched(
+                fresh,
+                |r| Pair::new(&r, black_box(&sigma))?.renyi(Family::Sandwiched, ALPHA),
+                BatchSize::LargeInput,
+            )
+        });
+        g.bench_function("decomposition", |b| {
+            b.iter_batched(
+                fresh,
+                |r| {
+                    r.eigen()?;
+                    Pair::new(&r, black_box(&sigma))?.renyi(Family::Sandwiched, ALPHA)
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        let gamma = (1.0 - ALPHA) / ALPHA;
+        let a = scaled_in_sigma_basis(&rho, &sigma, gamma / 2.0);
+        g.bench_function("floor", |b| {
+            b.iter(|| {
+                congruence(&es.vectors().view(), &black_box(rho.matrix()).view());
+                backend.eigvalsh(black_box(a.view()))
+            })
+        });
+        let tol = qrenyi::state::Tolerance::default();
+        g.bench_function("validate_decomposed", |b| {
+            b.iter_batched(
+                || rho.matrix().clone(),
+                |m| DensityMatrix::with_options_decomposed(m, tol, backend),
+                BatchSize::LargeInput,
+            )
+        });
+        g.bench_function("validate_then_decompose", |b| {
+            b.iter_batched(
+                || rho.matrix().clone(),
+                |m| {
+                    let r = DensityMatrix::with_options(m, tol, backend)?;
+                    r.eigen()?;
+                    Ok::<_, qrenyi::Error>(r)
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        g.bench_function("hockey_stick_e2e", |b| {
+            b.iter_batched(
+                || (rho.matrix().clone(), sigma.matrix().clone()),
+                |(r, s)| {
+                    let (r, s) = (DensityMatrix::new(r)?, DensityMatrix::new(s)?);
+                    Pair::new(&r, &s)?.hockey_stick(GAMMA)
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        let diff = rho.matrix() - &sigma.matrix().mapv(|z| z * GAMMA);
+        g.bench_function("hockey_stick_floor", |b| {
+            b.iter(|| backend.eigvalsh(black_box(diff.view())))
+        });
+        g.finish();
+    }
+}
+
 /// 64 orders on one pair: `Pair::curve` against 64 independent calls.
 fn curves(c: &mut Criterion) {
     let alphas = common::alphas64();
@@ -148,6 +228,6 @@ fn curves(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = common::config();
-    targets = divergences, curves
+    targets = divergences, curves, direct_route
 }
 criterion_main!(benches);

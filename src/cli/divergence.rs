@@ -103,8 +103,16 @@ pub struct LoadArgs {
 
 impl LoadArgs {
     /// Read and validate the states of one input (a single matrix or a stack); `stacked` says which.
-    pub fn load(&self, spec: &str) -> Result<(Vec<DensityMatrix>, bool)> {
-        load_states(spec, &self.backend, self.tolerance, self.normalize)
+    /// With `decompose` a single matrix (not a stack) is validated from its eigendecomposition,
+    /// which is kept, for computations that need it anyway (`DensityMatrix::with_options_decomposed`).
+    pub fn load(&self, spec: &str, decompose: bool) -> Result<(Vec<DensityMatrix>, bool)> {
+        load_states_with(
+            spec,
+            &self.backend,
+            self.tolerance,
+            self.normalize,
+            decompose,
+        )
     }
     /// Read and validate one state (a stack is an error).
     pub fn load_one(&self, spec: &str) -> Result<DensityMatrix> {
@@ -140,6 +148,18 @@ pub fn load_states(
     backend: &str,
     tolerance: f64,
     normalize: bool,
+) -> Result<(Vec<DensityMatrix>, bool)> {
+    load_states_with(spec, backend, tolerance, normalize, false)
+}
+
+/// [`load_states`]; with `decompose`, a single matrix (a stack keeps the Cholesky check: its
+/// decompositions run later, in parallel) is validated from its eigendecomposition, which is kept.
+fn load_states_with(
+    spec: &str,
+    backend: &str,
+    tolerance: f64,
+    normalize: bool,
+    decompose: bool,
 ) -> Result<(Vec<DensityMatrix>, bool)> {
     let backend = if backend == "default" || backend == "auto" {
         Backend::default()
@@ -181,13 +201,16 @@ pub fn load_states(
             }
             m.mapv_inplace(|z| z / tr);
         }
-        let state =
-            DensityMatrix::with_options(m, Tolerance { base: tol }, backend).map_err(|e| {
-                qrenyi::Error::Parse {
-                    what: name(k),
-                    reason: e.to_string(),
-                }
-            })?;
+        let tolerance = Tolerance { base: tol };
+        let state = if decompose && !stack.stacked {
+            DensityMatrix::with_options_decomposed(m, tolerance, backend)
+        } else {
+            DensityMatrix::with_options(m, tolerance, backend)
+        }
+        .map_err(|e| qrenyi::Error::Parse {
+            what: name(k),
+            reason: e.to_string(),
+        })?;
         states.push(state);
     }
     Ok((states, stack.stacked))
@@ -251,8 +274,31 @@ pub fn run(args: &Args) -> Result<i32> {
             });
         }
     }
-    let (rhos, rho_stacked) = args.load.load(&args.rho)?;
-    let (sigmas, sigma_stacked) = args.load.load(&args.sigma)?;
+    // validation that reuses work: a state the computation decomposes anyway is checked from its
+    // eigenvalues (no Cholesky); the hockey-stick and trace distance decompose neither state, the
+    // sandwiched orders α > 1 only σ (`Pair`'s direct route)
+    let (decompose_rho, decompose_sigma) = match args.kind {
+        Kind::HockeyStick | Kind::TraceDistance => (false, false),
+        Kind::Sandwiched if alphas.iter().all(|&a| a > 1.0 && a.is_finite()) => (false, true),
+        _ => (true, true),
+    };
+    // (sequential when --normalize may print notes, so that they keep their order)
+    let sequential = decompose_rho || decompose_sigma || args.load.normalize;
+    let ((rhos, rho_stacked), (sigmas, sigma_stacked)) = if sequential {
+        (
+            args.load.load(&args.rho, decompose_rho)?,
+            args.load.load(&args.sigma, decompose_sigma)?,
+        )
+    } else {
+        // two Cholesky checks side by side, one BLAS thread each (thread policy); ρ's error first
+        let (r, s) = qrenyi::spectral::with_single_blas_thread(|| {
+            rayon::join(
+                || args.load.load(&args.rho, false),
+                || args.load.load(&args.sigma, false),
+            )
+        });
+        (r?, s?)
+    };
     if rho_stacked && sigma_stacked && rhos.len() != sigmas.len() {
         return Err(qrenyi::Error::DimensionMismatch {
             what: "number of states in the --rho and --sigma stacks".into(),

@@ -114,7 +114,6 @@ pub fn sandwiched_from_matrices(
     tol: crate::state::Tolerance,
     backend: Backend,
 ) -> Result<Vec<f64>> {
-    use crate::spectral::EigenSolver;
     use crate::state::density::hermitian_unit_trace;
     use crate::state::DensityMatrix;
     for &a in alphas {
@@ -146,13 +145,15 @@ pub fn sandwiched_from_matrices(
         );
         return super::Pair::new(&r, &s)?.curve(super::Family::Sandwiched, alphas);
     }
-    let checked = |h: Array2<Complex64>, t: f64| -> Result<DensityMatrix> {
-        if !backend.is_positive_definite(h.view(), t)? {
-            crate::state::density::reject_negative_eigenvalue(&h, t, backend)?;
-        }
-        Ok(DensityMatrix::from_validated(h, backend))
+    // σ is decomposed by every sandwiched order, ρ only outside the direct route (orders > 1):
+    // a state decomposed anyway is checked from its eigenvalues
+    let direct = !alphas.is_empty() && alphas.iter().all(|&a| a > 1.0 && a.is_finite());
+    let r = if direct {
+        DensityMatrix::psd_by_cholesky(rho, t_rho, backend)?
+    } else {
+        DensityMatrix::psd_from_eigen(rho, t_rho, backend)?
     };
-    let (r, s) = (checked(rho, t_rho)?, checked(sigma, t_sigma)?);
+    let s = DensityMatrix::psd_from_eigen(sigma, t_sigma, backend)?;
     super::Pair::new(&r, &s)?.curve(super::Family::Sandwiched, alphas)
 }
 

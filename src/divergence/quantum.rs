@@ -20,13 +20,18 @@
 //!   For α < 1 the small `ν_k` are needed to relative accuracy: one SVD when its a-posteriori bound
 //!   allows, else the graded Jacobi method (`spectral::graded_psd_eigen`); below α = ½ in split
 //!   logarithmic form (no `μ^γ` is formed, so α down to 10⁻³⁰⁰ works). Maximal α < 1 likewise.
+//!   Orders α > 1 while ρ is not decomposed (the "direct" route, [`DirectSandwiched`]): ρ is never
+//!   decomposed — `ρ' = V_σ†ρV_σ` by one zhemm and one zgemm from ρ's matrix
+//!   ([`crate::spectral::congruence`]), then the same per-order eigensolve; chosen per call by the
+//!   cost model of [`Pair::direct_sandwiched`].
 
 use super::device::{self, DeviceCache, DeviceMatrix};
 use super::petz::PetzFactors;
 use super::{renyi_mean, Family};
 use crate::error::{Error, Result};
 use crate::spectral::{
-    adjoint_times, graded_psd_eigen, gram, zero_threshold, EigenSolver, GradedSpectrum, EPS,
+    adjoint_times, congruence, graded_gram_eigen, graded_psd_eigen, gram, zero_threshold,
+    EigenSolver, GradedSpectrum, EPS,
 };
 use crate::state::{dagger, DensityMatrix};
 use ndarray::{Array2, Axis};
@@ -49,6 +54,8 @@ pub struct Pair<'a> {
     nussbaum_szkola: OnceCell<Vec<(f64, f64)>>,
     maximal: OnceCell<MaximalReduction>,
     maximal_graded: OnceCell<MaximalReduction>,
+    /// The direct sandwiched route's data (`None` inside: the route declined for this pair).
+    direct: OnceCell<Option<DirectSandwiched>>,
     /// `W` and `ρ'` in GPU memory when ρ's backend runs this dimension on the GPU.
     device: DeviceCache,
 }
@@ -163,6 +170,7 @@ impl<'a> Pair<'a> {
             nussbaum_szkola: OnceCell::new(),
             maximal: OnceCell::new(),
             maximal_graded: OnceCell::new(),
+            direct: OnceCell::new(),
             device: DeviceCache::default(),
         })
     }
@@ -465,33 +473,78 @@ impl<'a> Pair<'a> {
         if alpha == f64::INFINITY {
             return self.max_relative_entropy();
         }
+        if let Some(direct) = self.direct_sandwiched(&[alpha])? {
+            return direct.renyi(alpha);
+        }
         self.sandwiched_view()?.renyi(alpha)
+    }
+
+    /// The cost model of the sandwiched family for `alphas`: the direct route ([`DirectSandwiched`],
+    /// ρ not decomposed) when every order is finite and `> 1`, ρ is not decomposed yet (its
+    /// decomposition costs `≈ 9d³`–`25d³` flops against `2d³` for the direct `ρ'`), the pair has
+    /// not built σ's overlap with ρ (then `ρ'` is one zherk away), the solves stay on the CPU
+    /// (the GPU cache has its own route) and ρ is PSD up to rounding
+    /// ([`DensityMatrix::is_psd_to_rounding`]: the route uses ρ's matrix, where the decomposition
+    /// route sets eigenvalues below the zero threshold — negative ones down to `−tol` — to 0). A route built once serves every later call. `None`: the
+    /// decomposition route — also when the support decision is too close to the zero threshold to
+    /// take without `λ_max(ρ)` ([`DirectSandwiched::new`]).
+    fn direct_sandwiched(&self, alphas: &[f64]) -> Result<Option<&DirectSandwiched>> {
+        if alphas.is_empty() || !alphas.iter().all(|&a| a > 1.0 && a.is_finite()) {
+            return Ok(None);
+        }
+        if let Some(d) = self.direct.get() {
+            return Ok(d.as_ref());
+        }
+        let d = self.rho.dim();
+        if self.rho.is_decomposed()
+            || self.basis.get().is_some()
+            || self.rho.backend().uses_gpu(d)
+            || !self.rho.is_psd_to_rounding()
+        {
+            return Ok(None);
+        }
+        let direct = DirectSandwiched::new(self.rho, self.sigma)?;
+        Ok(self.direct.get_or_init(|| direct).as_ref())
     }
 
     /// Sandwiched curve: the finite orders `≠ 1` run in parallel from dimension
     /// [`PARALLEL_CURVE_FROM`] (rayon, one BLAS thread each — each needs its own eigensolve or SVD,
     /// and side-by-side solves use two cores better than one solve with two BLAS threads).
     fn sandwiched_curve(&self, alphas: &[f64]) -> Result<Vec<f64>> {
-        use rayon::prelude::*;
         let other = |a| self.sandwiched(a);
         if let Some(v) =
             super::small::curve(self.rho, self.sigma, Family::Sandwiched, alphas, other)?
         {
             return Ok(v);
         }
+        if let Some(direct) = self.direct_sandwiched(alphas)? {
+            return self.sandwiched_orders(alphas, false, |a| direct.renyi(a));
+        }
         let view = self.sandwiched_view()?;
+        self.sandwiched_orders(alphas, view.device_rho.is_some(), |a| view.renyi(a))
+    }
+
+    /// `eval` at the finite orders `≠ 1` of `alphas` (in parallel unless `on_device` or below
+    /// [`PARALLEL_CURVE_FROM`]), [`Pair::sandwiched`] at the others.
+    fn sandwiched_orders(
+        &self,
+        alphas: &[f64],
+        on_device: bool,
+        eval: impl Fn(f64) -> Result<f64> + Sync,
+    ) -> Result<Vec<f64>> {
+        use rayon::prelude::*;
         let finite: Vec<f64> = alphas
             .iter()
             .copied()
             .filter(|&a| a.is_finite() && a != 1.0)
             .collect();
         // on the GPU the orders run one after the other (one device, its solves serialised)
-        let sequential = self.rho.dim() < PARALLEL_CURVE_FROM || view.device_rho.is_some();
+        let sequential = self.rho.dim() < PARALLEL_CURVE_FROM || on_device;
         let values: Vec<Result<f64>> = if finite.len() < 2 || sequential {
-            finite.iter().map(|&a| view.renyi(a)).collect()
+            finite.iter().map(|&a| eval(a)).collect()
         } else {
             crate::spectral::with_single_blas_thread(|| {
-                finite.par_iter().map(|&a| view.renyi(a)).collect()
+                finite.par_iter().map(|&a| eval(a)).collect()
             })
         };
         let mut values = values.into_iter();
@@ -596,6 +649,102 @@ impl<'a> Pair<'a> {
     }
 }
 
+/// The direct sandwiched route for orders α > 1: σ decomposed (`σ = V diag(μ) V†`), ρ not.
+///
+/// `ρ' = V† ρ V` by [`congruence`] (one zhemm + one zgemm on ρ's matrix). The support condition
+/// is the documented one, `Tr ρ Π_{ker σ} = Σ_{j ∈ ker σ} ρ'_jj ≤ τ(d, λ_max(ρ))`
+/// (docs/conventions.md), taken without `λ_max(ρ)` from the bounds
+/// `max_j ρ'_jj ≤ λ_max(ρ) ≤ ‖ρ‖_F`: leakage at most `τ(d, max_j ρ'_jj)` is supported, above
+/// `τ(d, ‖ρ‖_F)` not (every order is `+∞`), in between the pair keeps the decomposition route.
+/// Per order, with `γ = (1−α)/α` and `c = max_j γ ln μ_j` over `supp σ`: the eigenvalues `ν̂` of
+/// `D ρ'_ss D`, `D = diag(e^{(γ ln μ_j − c)/2})` (one values-only eigensolve), and
+/// `D̃_α = R_α({ρ'_jj}, {−ln μ_j/α}) + R_α({ν̂_k/Σν̂}, {ln ν̂_k + c})` — the decomposition route's
+/// formula (`SandwichedView::renyi`), with every `ν̂ > 0` kept: the `O(nε‖A‖)` noise that a
+/// rank-deficient ρ leaves in the spectrum enters `Σ ν^α` as `ν^α`, within the algorithmic part of
+/// the documented bound ([`crate::divergence::accuracy`]; test `direct_sandwiched_agrees`).
+struct DirectSandwiched {
+    /// `ρ'` on `supp σ` (exactly Hermitian; empty when ρ leaks).
+    rho_ss: Array2<Complex64>,
+    /// `ln μ_j` on `supp σ`.
+    ln_mu: Vec<f64>,
+    /// The diagonal terms `(ρ'_jj, ·)`: weights on `supp σ`.
+    rho_diag: Vec<f64>,
+    supported: bool,
+    backend: crate::spectral::Backend,
+}
+
+impl DirectSandwiched {
+    /// `None` when the support decision needs `λ_max(ρ)` (see the type's docs).
+    fn new(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<Option<Self>> {
+        let es = sigma.eigen()?;
+        let (support, kernel) = (es.support(), es.kernel());
+        let full = congruence(&es.vectors().view(), &rho.matrix().view());
+        let d = rho.dim();
+        let leakage: f64 = kernel.iter().map(|&j| full[[j, j]].re.max(0.0)).sum();
+        let supported = if kernel.is_empty() {
+            true
+        } else {
+            let lower = full.diag().iter().fold(0.0f64, |m, z| m.max(z.re));
+            let upper = rho.purity().sqrt();
+            if leakage <= zero_threshold(d, lower) {
+                true
+            } else if leakage > zero_threshold(d, upper) {
+                false
+            } else {
+                return Ok(None);
+            }
+        };
+        let rho_ss = if supported {
+            full.select(Axis(0), &support).select(Axis(1), &support)
+        } else {
+            Array2::zeros((0, 0))
+        };
+        Ok(Some(DirectSandwiched {
+            rho_ss,
+            ln_mu: support.iter().map(|&j| es.clamped(j).ln()).collect(),
+            rho_diag: support.iter().map(|&j| full[[j, j]].re.max(0.0)).collect(),
+            supported,
+            backend: rho.backend(),
+        }))
+    }
+
+    /// `D̃_α(ρ‖σ)`, α > 1 finite.
+    fn renyi(&self, alpha: f64) -> Result<f64> {
+        if !self.supported {
+            return Ok(f64::INFINITY);
+        }
+        let gamma = (1.0 - alpha) / alpha;
+        let c = self
+            .ln_mu
+            .iter()
+            .map(|l| gamma * l)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let c = if c.is_finite() { c } else { 0.0 };
+        let scale: Vec<f64> = self
+            .ln_mu
+            .iter()
+            .map(|l| (0.5 * (gamma * l - c)).exp())
+            .collect();
+        let a = Array2::from_shape_fn(self.rho_ss.dim(), |(x, y)| {
+            self.rho_ss[[x, y]] * (scale[x] * scale[y])
+        });
+        let nu = self.backend.eigvalsh(a.view())?;
+        let kept: Vec<f64> = nu.iter().copied().filter(|&x| x > 0.0).collect();
+        let total: f64 = kept.iter().sum();
+        if kept.is_empty() || total <= 0.0 {
+            return Ok(f64::INFINITY);
+        }
+        let diag: Vec<(f64, f64)> = self
+            .rho_diag
+            .iter()
+            .zip(&self.ln_mu)
+            .map(|(&w, l)| (w, -l / alpha))
+            .collect();
+        let spec: Vec<(f64, f64)> = kept.iter().map(|&x| (x / total, x.ln() + c)).collect();
+        Ok(renyi_mean(&normalized(diag), alpha) + renyi_mean(&spec, alpha))
+    }
+}
+
 /// The cached α-independent data the sandwiched family needs, borrowed from a [`Pair`].
 struct SandwichedView<'p> {
     rho: &'p DensityMatrix,
@@ -692,8 +841,8 @@ impl SandwichedView<'_> {
     /// `E = Σ_k [(s_k+δ)^{2α} − (s_k−δ)_+^{2α}] / Σ_k s_k^{2α}` (plus `δ^{2α}` for each unresolved
     /// rank) gives `E/(1−α) ≤ fast_below_one_tolerance(n)` in `D̃_α`. Otherwise (small α, strongly
     /// graded σ, tiny eigenvalues of ρ) the graded Jacobi method
-    /// ([`crate::spectral::graded_psd_eigen`]) computes `ν` to relative accuracy from
-    /// `ρ'_ss` and `ln μ` without forming `D^{γ/2}`.
+    /// ([`crate::spectral::graded_gram_eigen`]) computes `ν` to relative accuracy from the factor
+    /// `W_{s, supp ρ} Λ^{1/2}` of `ρ'_ss` and `ln μ` without forming `D^{γ/2}`.
     fn below_one(&self, alpha: f64, scale: &[f64]) -> Result<Spectrum> {
         let b = self.basis;
         let s = &b.support;
@@ -730,20 +879,15 @@ impl SandwichedView<'_> {
         {
             return Ok(Spectrum::Scaled(kept.iter().map(|x| x * x).collect()));
         }
-        let c = self.rho_in_basis.select(Axis(0), s).select(Axis(1), s);
+        // the graded route on the factor G = W_{s, supp ρ} Λ^{1/2} of ρ'_ss: exactly the rank of
+        // ρ under the zero-threshold convention (ρ'_ss itself also carries ρ's sub-threshold part
+        // and rounding, which the grading would turn into spurious eigenvalues)
+        let g = Array2::from_shape_fn((n, rs.len()), |(x, y)| u[[s[x], rs[y]]] * root[y]);
         let gamma = (1.0 - alpha) / alpha;
-        // when ρ leaks, its compression to supp σ carries rounding noise of size ~ε λ_max(ρ)
-        let floor = if b.supported {
-            0.0
-        } else {
-            zero_threshold(n, er.max_value())
-        };
-        Ok(Spectrum::Graded(graded_psd_eigen(
-            c.view(),
+        Ok(Spectrum::Graded(graded_gram_eigen(
+            g.view(),
             &self.ln_mu()?,
             0.5 * gamma,
-            rank,
-            floor,
             false,
         )?))
     }

@@ -75,9 +75,8 @@ pub fn graded_psd_eigen(
     vectors: bool,
 ) -> Result<GradedSpectrum> {
     let n = c.nrows();
-    debug_assert_eq!(c.ncols(), n);
-    debug_assert_eq!(ln_mu.len(), n);
-    // log-scale of row i relative to row j: p (ln μ_i − ln μ_j)
+    assert_eq!(c.ncols(), n, "graded_psd_eigen: C must be square");
+    assert_eq!(ln_mu.len(), n, "graded_psd_eigen: one ln μ per row of C");
     let rel = |i: usize, j: usize| scaled(p, ln_mu[i] - ln_mu[j]);
     // 1. pivoted Cholesky of C with H's pivot order
     let mut s = c.to_owned();
@@ -100,6 +99,13 @@ pub fn graded_psd_eigen(
         }
         let Some(k) = best else { break };
         done[k] = true;
+        // Schur diagonals at rounding level are exact zeros from here on (a row's graded scale
+        // could otherwise exceed the pivot's and overflow step 2)
+        for j in 0..n {
+            if !done[j] && s[[j, j]].re <= floor {
+                done[j] = true;
+            }
+        }
         let d = s[[k, k]].re.sqrt();
         let col: Vec<Complex64> = (0..n)
             .map(|i| {
@@ -120,11 +126,99 @@ pub fn graded_psd_eigen(
         piv.push(k);
         lc.push(col);
     }
+    graded_jacobi(&piv, &lc, ln_mu, p, vectors)
+}
+
+/// Eigenvalues (and optionally eigenvectors) of `H = D G G† D`, `D = diag(e^{p ln μ_j})`, from
+/// the factor `G` (`n × r`, e.g. `G = W Λ^{1/2}` for a state of rank `r`), to relative accuracy
+/// governed by the row-scaled condition of `G` — never by a Cholesky of a rank-deficient `G G†`.
+///
+/// Step 1 is the pivoted Cholesky factor of `C = G G†` computed from `G` itself: Gram–Schmidt on
+/// the rows `g_j` (twice, for orthogonality to working accuracy) with the pivot maximising
+/// `2p ln μ_j + ln ‖g_j^{(k)}‖²` over the residual rows `g_j^{(k)}` (whose squared norms are the
+/// Schur diagonals of `C`). A residual at or below `4 r ε ‖g_j‖` is rounding of that row and
+/// counts as zero, so the factor has exactly the rank of `G` (at most `min(n, r)` columns) and no
+/// pivot is chosen from rounding noise however strong the grading; steps 2–3 are those of
+/// [`graded_psd_eigen`]. Cost `O(n r² + sweeps·r² n)`.
+pub fn graded_gram_eigen(
+    g: ArrayView2<Complex64>,
+    ln_mu: &[f64],
+    p: f64,
+    vectors: bool,
+) -> Result<GradedSpectrum> {
+    let (n, r) = g.dim();
+    assert_eq!(ln_mu.len(), n, "graded_gram_eigen: one ln μ per row of G");
+    let rel = |i: usize, j: usize| scaled(p, ln_mu[i] - ln_mu[j]);
+    let mut res = g.to_owned();
+    let noise: Vec<f64> = (0..n)
+        .map(|j| 4.0 * r.max(1) as f64 * EPS * row_norm(&res, j))
+        .collect();
+    let mut done = vec![false; n];
+    let mut piv: Vec<usize> = Vec::with_capacity(r.min(n));
+    let mut lc: Vec<Vec<Complex64>> = Vec::with_capacity(r.min(n));
+    while piv.len() < r.min(n) {
+        let norms: Vec<f64> = (0..n).map(|j| row_norm(&res, j)).collect();
+        let mut best: Option<usize> = None;
+        for j in (0..n).filter(|&j| !done[j] && norms[j] > noise[j]) {
+            best = match best {
+                None => Some(j),
+                Some(b) => {
+                    let key = 2.0 * rel(j, b) + 2.0 * (norms[j] / norms[b]).ln();
+                    Some(if key > 0.0 { j } else { b })
+                }
+            };
+        }
+        let Some(k) = best else { break };
+        done[k] = true;
+        // rows left at rounding level are exact zeros from here on (their graded scale could
+        // otherwise exceed the pivot's and overflow step 2)
+        for j in 0..n {
+            if !done[j] && norms[j] <= noise[j] {
+                done[j] = true;
+                res.row_mut(j).fill(Complex64::new(0.0, 0.0));
+            }
+        }
+        let q: Vec<Complex64> = res.row(k).iter().map(|z| z / norms[k]).collect();
+        let mut col = vec![Complex64::new(0.0, 0.0); n];
+        col[k] = Complex64::new(norms[k], 0.0);
+        for i in (0..n).filter(|&i| !done[i]) {
+            // L_C[i,k] = ⟨q, g_i^{(k)}⟩ (conjugate-linear in q), projected out twice
+            for _ in 0..2 {
+                let h: Complex64 = res.row(i).iter().zip(&q).map(|(x, y)| x * y.conj()).sum();
+                res.row_mut(i)
+                    .iter_mut()
+                    .zip(&q)
+                    .for_each(|(x, y)| *x -= h * y);
+                col[i] += h;
+            }
+        }
+        piv.push(k);
+        lc.push(col);
+    }
+    graded_jacobi(&piv, &lc, ln_mu, p, vectors)
+}
+
+/// Euclidean norm of row `j`.
+fn row_norm(a: &Array2<Complex64>, j: usize) -> f64 {
+    a.row(j).iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt()
+}
+
+/// Steps 2–3 (module docs): one-sided Jacobi on the columns of `L = D_P L_C` kept as unit vectors
+/// and log-scales. `piv[k]` is the pivot row of column `k`, `lc[k]` the column of `L_C`.
+fn graded_jacobi(
+    piv: &[usize],
+    lc: &[Vec<Complex64>],
+    ln_mu: &[f64],
+    p: f64,
+    vectors: bool,
+) -> Result<GradedSpectrum> {
+    let n = ln_mu.len();
+    let rel = |i: usize, j: usize| scaled(p, ln_mu[i] - ln_mu[j]);
     // 2. columns of L = D L_C as (unit vector, offset o_k); scale a_k = p ln μ_{piv k} + o_k
     let r = piv.len();
     let mut u: Vec<Vec<Complex64>> = Vec::with_capacity(r);
     let mut off: Vec<f64> = Vec::with_capacity(r);
-    for (col, &k) in lc.iter().zip(&piv) {
+    for (col, &k) in lc.iter().zip(piv) {
         let dk = col[k].re;
         let v: Vec<Complex64> = col
             .iter()
@@ -255,5 +349,61 @@ mod tests {
         assert!(rest
             .iter()
             .any(|r| (r - (0.6f64 - 0.0125 / 0.4).ln()).abs() < 1e-14));
+    }
+
+    /// `graded_gram_eigen` on a rank-2 factor `G` (4 × 2) against Cauchy–Binet in log form:
+    /// `ν₁ + ν₂ = Σ_j μ_j^{2p} ‖g_j‖²`, `ν₁ν₂ = Σ_{i<j} (μ_i μ_j)^{2p} |det G_{ij}|²` — sums of
+    /// positive terms, so `ln ν₂ = ln(ν₁ν₂) − ln ν₁` keeps full relative accuracy even when
+    /// `ν₂/ν₁ = 10⁻⁴⁰⁰` (p = 200). Also with one row of `G` exactly zero (a σ direction orthogonal
+    /// to supp ρ) carrying the largest μ.
+    #[test]
+    fn graded_gram_eigen_rank_two() {
+        let z = |re: f64, im: f64| Complex64::new(re, im);
+        let lm: Vec<f64> = [0.9f64, 0.5, 0.1, 0.01].iter().map(|m| m.ln()).collect();
+        let lse = |v: &[f64]| {
+            let m = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            m + v.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
+        };
+        let full = ndarray::arr2(&[
+            [z(0.3, 0.1), z(-0.2, 0.4)],
+            [z(0.5, -0.3), z(0.1, 0.2)],
+            [z(-0.4, 0.2), z(0.6, -0.1)],
+            [z(0.2, 0.2), z(-0.3, -0.5)],
+        ]);
+        let mut zero_top = full.clone();
+        zero_top.row_mut(0).fill(z(0.0, 0.0));
+        for g in [full, zero_top] {
+            for p in [0.0, 5.0, 200.0] {
+                let sp = graded_gram_eigen(g.view(), &lm, p, false).unwrap();
+                let mut got = sp.ln_values(&lm, p);
+                got.sort_by(|a, b| b.total_cmp(a));
+                let row = |j: usize| g.row(j).iter().map(|x| x.norm_sqr()).sum::<f64>();
+                let tr: Vec<f64> = (0..4)
+                    .filter(|&j| row(j) > 0.0)
+                    .map(|j| 2.0 * p * lm[j] + row(j).ln())
+                    .collect();
+                let mut det = Vec::new();
+                for i in 0..4 {
+                    for j in i + 1..4 {
+                        let m = g[[i, 0]] * g[[j, 1]] - g[[i, 1]] * g[[j, 0]];
+                        if m.norm() > 0.0 {
+                            det.push(2.0 * p * (lm[i] + lm[j]) + m.norm_sqr().ln());
+                        }
+                    }
+                }
+                let (ln_tr, ln_det) = (lse(&tr), lse(&det));
+                // ν₁ = (tr + √(tr² − 4 det))/2 in logs: tr·(1 + √(1 − 4 det/tr²))/2
+                let r = (ln_det - 2.0 * ln_tr).exp();
+                let ln_nu1 = ln_tr + ((1.0 + (1.0 - 4.0 * r).sqrt()) / 2.0).ln();
+                let want = [ln_nu1, ln_det - ln_nu1];
+                assert_eq!(got.len(), 2);
+                for (a, b) in got.iter().zip(want) {
+                    assert!(
+                        (a - b).abs() < 1e-12 * (1.0 + b.abs()),
+                        "p = {p}: {a} vs {b}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -3,6 +3,8 @@
 //! * [`adjoint_times`] `A†B` — one `zgemm` with `transa = 'C'`: no `A†` is formed.
 //! * [`gram`] `C C†` — one `zherk` (half the flops of a `zgemm`), mirrored into a full Hermitian
 //!   matrix; its diagonal is exactly real and non-negative.
+//! * [`congruence`] `V† H V` for Hermitian `H` — one `zhemm` and one `zgemm`, reading `H` in
+//!   place (no transposed copy), made exactly Hermitian.
 //!
 //! With the `openblas` feature both call CBLAS on column-major data (eigenvectors from LAPACK
 //! already are; any other layout is copied once). Without it they fall back to ndarray's
@@ -34,6 +36,35 @@ pub fn gram(c: &ArrayView2<Complex64>) -> Array2<Complex64> {
     imp::gram(c)
 }
 
+/// The congruence `V† H V` of a Hermitian `H` (`d × d`, only its values as a Hermitian matrix
+/// matter) by `V` (`d × n`): one `zhemm` (`X = H V`) and one `zgemm` (`V† X`), `2 d² n` complex
+/// multiply–adds; the result is made exactly Hermitian (`(M + M†)/2`, real diagonal).
+///
+/// # Panics
+/// When `H` is not `d × d` with `d` the row count of `V` (checked in every build: the BLAS calls
+/// read `d` rows of both buffers).
+pub fn congruence(v: &ArrayView2<Complex64>, h: &ArrayView2<Complex64>) -> Array2<Complex64> {
+    assert!(
+        h.nrows() == v.nrows() && h.ncols() == v.nrows(),
+        "congruence: H is {}×{}, V is {}×{}: H must be square with V's row count",
+        h.nrows(),
+        h.ncols(),
+        v.nrows(),
+        v.ncols()
+    );
+    let mut m = imp::congruence(v, h);
+    let n = m.nrows();
+    for i in 0..n {
+        m[[i, i]].im = 0.0;
+        for j in 0..i {
+            let z = (m[[i, j]] + m[[j, i]].conj()) * 0.5;
+            m[[i, j]] = z;
+            m[[j, i]] = z.conj();
+        }
+    }
+    m
+}
+
 /// Fill the upper triangle from the lower one and zero the imaginary part of the diagonal.
 fn mirror_lower(m: &mut Array2<Complex64>) {
     let n = m.nrows();
@@ -49,7 +80,8 @@ fn mirror_lower(m: &mut Array2<Complex64>) {
 mod imp {
     use super::mirror_lower;
     use cblas_sys::{
-        cblas_zgemm, cblas_zherk, CblasColMajor, CblasConjTrans, CblasLower, CblasNoTrans,
+        cblas_zgemm, cblas_zhemm, cblas_zherk, CblasColMajor, CblasConjTrans, CblasLeft,
+        CblasLower, CblasNoTrans,
     };
     use ndarray::{Array2, ArrayView2, ShapeBuilder};
     use num_complex::Complex64;
@@ -130,6 +162,64 @@ mod imp {
         mirror_lower(&mut m);
         m
     }
+
+    /// `V† H V` without transposing `H`: a row-major `H` read as column-major is `Hᵀ = H̄`, so the
+    /// products run on conjugates, `Y = V̄† (H̄ V̄) = conj(V† H V) = (V† H V)ᵀ`, and `Y`'s
+    /// column-major buffer read row-major is `V† H V` itself. Only `V̄` is copied (`d × n`).
+    pub(super) fn congruence(
+        v: &ArrayView2<Complex64>,
+        h: &ArrayView2<Complex64>,
+    ) -> Array2<Complex64> {
+        let (d, n) = v.dim();
+        let mut out = vec![Complex64::new(0.0, 0.0); n * n];
+        if d > 0 && n > 0 {
+            // H̄ column-major = H row-major (borrowed when H is in standard layout)
+            let hbar: std::borrow::Cow<[Complex64]> = match h.to_slice() {
+                Some(s) => std::borrow::Cow::Borrowed(s),
+                None => std::borrow::Cow::Owned(h.iter().copied().collect()),
+            };
+            let vbar: Vec<Complex64> = v.t().iter().map(|z| z.conj()).collect();
+            let mut x = vec![Complex64::new(0.0, 0.0); d * n];
+            let (one, zero) = ([1.0, 0.0], [0.0, 0.0]);
+            // SAFETY: column-major buffers: hbar d×d (lda = d), vbar and x d×n (ld = d), out n×n
+            // (ldc = n); Complex64 is #[repr(C)] {re, im}, CBLAS's double complex.
+            unsafe {
+                cblas_zhemm(
+                    CblasColMajor,
+                    CblasLeft,
+                    CblasLower,
+                    int(d),
+                    int(n),
+                    &one,
+                    hbar.as_ptr().cast(),
+                    int(d),
+                    vbar.as_ptr().cast(),
+                    int(d),
+                    &zero,
+                    x.as_mut_ptr().cast(),
+                    int(d),
+                );
+                cblas_zgemm(
+                    CblasColMajor,
+                    CblasConjTrans,
+                    CblasNoTrans,
+                    int(n),
+                    int(n),
+                    int(d),
+                    &one,
+                    vbar.as_ptr().cast(),
+                    int(d),
+                    x.as_ptr().cast(),
+                    int(d),
+                    &zero,
+                    out.as_mut_ptr().cast(),
+                    int(n),
+                );
+            }
+        }
+        // Internal invariant: the buffer has exactly n·n elements (read row-major: see above).
+        Array2::from_shape_vec((n, n), out).expect("n·n buffer")
+    }
 }
 
 #[cfg(not(feature = "openblas"))]
@@ -154,6 +244,13 @@ mod imp {
         }
         mirror_lower(&mut m);
         m
+    }
+
+    pub(super) fn congruence(
+        v: &ArrayView2<Complex64>,
+        h: &ArrayView2<Complex64>,
+    ) -> Array2<Complex64> {
+        v.t().mapv(|z| z.conj()).dot(h).dot(v)
     }
 }
 
@@ -191,6 +288,28 @@ mod tests {
         assert_eq!(
             adjoint_times(&a.view(), &b.slice(ndarray::s![.., ..0])).dim(),
             (3, 0)
+        );
+    }
+
+    #[test]
+    fn congruence_matches_explicit_product_in_every_layout() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(6);
+        let a = ginibre(5, 5, &mut rng);
+        let h = &a + &dagger(&a.view());
+        let v = ginibre(5, 3, &mut rng);
+        let want = dagger(&v.view()).dot(&h).dot(&v);
+        let mut vf = Array2::zeros(v.raw_dim().f());
+        vf.assign(&v);
+        let mut hf = Array2::zeros(h.raw_dim().f());
+        hf.assign(&h);
+        for (x, y) in [(&v, &h), (&vf, &h), (&v, &hf), (&vf, &hf)] {
+            let m = congruence(&x.view(), &y.view());
+            assert!(max_diff(&m, &want) < 1e-12);
+            assert_eq!(m, dagger(&m.view()));
+        }
+        assert_eq!(
+            congruence(&v.slice(ndarray::s![.., ..0]), &h.view()).dim(),
+            (0, 0)
         );
     }
 

@@ -27,6 +27,8 @@ pub struct DensityMatrix {
 struct Stored {
     mat: Array2<Complex64>,
     eigen: OnceLock<Eigen>,
+    /// [`DensityMatrix::is_psd_to_rounding`], when known (set by validation or on first use).
+    psd_to_rounding: OnceLock<bool>,
 }
 
 impl DensityMatrix {
@@ -42,19 +44,81 @@ impl DensityMatrix {
     /// Validate with an explicit tolerance and eigensolver backend.
     ///
     /// PSD check (docs/conventions.md, "Validation tolerance"): accept when the Cholesky
-    /// factorisation of `H + t·I` succeeds (`λ_min(H) ≥ −t` up to its `O(d·ε·‖H‖)` backward
-    /// error); otherwise compute the eigenvalues of `H` and reject when `λ_min < −t`.
+    /// factorisation of `H + s·I` succeeds for `s = 16 d ε Tr H` (then also
+    /// [`DensityMatrix::is_psd_to_rounding`]) or else for `s = t` (`λ_min(H) ≥ −s` up to its
+    /// `O(d·ε·‖H‖)` backward error); otherwise compute the eigenvalues of `H` and reject when
+    /// `λ_min < −t`. A PSD input costs one factorisation.
     pub fn with_options(
         mut a: Array2<Complex64>,
         tol: Tolerance,
         backend: Backend,
     ) -> Result<Self> {
         let t = hermitian_unit_trace(&mut a, tol)?;
-        let h = a;
-        if !backend.is_positive_definite(h.view(), t)? {
+        Self::psd_by_cholesky(a, t, backend)
+    }
+
+    /// The PSD step of [`DensityMatrix::with_options`] on a matrix `h` that passed
+    /// [`hermitian_unit_trace`] with tolerance `t`.
+    pub(crate) fn psd_by_cholesky(h: Array2<Complex64>, t: f64, backend: Backend) -> Result<Self> {
+        // first at the rounding-level shift (success also accepts: it is below t), which records
+        // `is_psd_to_rounding` for free; then at t; then the eigenvalues
+        let rounding = rounding_shift(&h);
+        let near = rounding < t && backend.is_positive_definite(h.view(), rounding)?;
+        if !near && !backend.is_positive_definite(h.view(), t)? {
             reject_negative_eigenvalue(&h, t, backend)?;
         }
-        Ok(Self::from_validated(h, backend))
+        let state = Self::from_validated(h, backend);
+        if near {
+            let _ = state.inner.psd_to_rounding.set(true);
+        }
+        Ok(state)
+    }
+
+    /// Whether the stored `H` is positive semidefinite up to rounding: the Cholesky factorisation
+    /// of `H + τ·I` succeeds, `τ = 16 d ε Tr H` (the zero threshold at `λ_max ≤ Tr H`), so every
+    /// negative eigenvalue is `≥ −τ − O(d ε ‖H‖)` — a rounding-level change of `H`, which the
+    /// documented error bound covers. Validation accepts eigenvalues down to `−tol` (far larger);
+    /// routes that use `H` itself rather than its decomposition with the zero-threshold convention
+    /// (the sandwiched direct route) require this. Known after validation when that Cholesky
+    /// succeeded there, else one Cholesky factorisation on first use (cached; `false` on a
+    /// solver error).
+    pub fn is_psd_to_rounding(&self) -> bool {
+        *self.inner.psd_to_rounding.get_or_init(|| {
+            self.backend
+                .is_positive_definite(self.inner.mat.view(), rounding_shift(&self.inner.mat))
+                .unwrap_or(false)
+        })
+    }
+
+    /// Validate like [`DensityMatrix::with_options`], but take the PSD check from the
+    /// eigendecomposition, computed now and cached, instead of a Cholesky factorisation: for
+    /// callers that need the decomposition anyway (every divergence except the hockey-stick, the
+    /// trace distance and the sandwiched orders α > 1 of [`crate::divergence::Pair`], which do not
+    /// decompose ρ), this saves the factorisation.
+    ///
+    /// The decision is the documented one (docs/conventions.md, "Validation tolerance"): reject
+    /// when `λ_min(H) < −t` with [`Error::NotPositiveSemidefinite`], the same test the Cholesky
+    /// route falls back to; the two routes can differ only for `λ_min` within `O(d·ε·‖H‖)` of
+    /// `−t`. Errors as [`DensityMatrix::with_options`], plus [`Error::Eigensolver`].
+    pub fn with_options_decomposed(
+        mut a: Array2<Complex64>,
+        tol: Tolerance,
+        backend: Backend,
+    ) -> Result<Self> {
+        let t = hermitian_unit_trace(&mut a, tol)?;
+        Self::psd_from_eigen(a, t, backend)
+    }
+
+    /// The PSD step of [`DensityMatrix::with_options_decomposed`] on a matrix `h` that passed
+    /// [`hermitian_unit_trace`] with tolerance `t`: decompose, reject `λ_min < −t`, keep the
+    /// decomposition.
+    pub(crate) fn psd_from_eigen(h: Array2<Complex64>, t: f64, backend: Backend) -> Result<Self> {
+        let e = Eigen::compute(h.view(), backend)?;
+        negative_eigenvalue_check(e.values().iter().copied().fold(f64::INFINITY, f64::min), t)?;
+        let state = Self::from_validated(h, backend);
+        // a fresh state: the cache is empty, so `set` cannot fail
+        let _ = state.inner.eigen.set(e);
+        Ok(state)
     }
 
     /// A matrix that passed every check of [`DensityMatrix::with_options`] (made exactly Hermitian).
@@ -63,6 +127,7 @@ impl DensityMatrix {
             inner: Arc::new(Stored {
                 mat: h,
                 eigen: OnceLock::new(),
+                psd_to_rounding: OnceLock::new(),
             }),
             backend,
         }
@@ -75,13 +140,10 @@ impl DensityMatrix {
         backend: Backend,
         eigen: Eigen,
     ) -> Self {
-        DensityMatrix {
-            inner: Arc::new(Stored {
-                mat: h,
-                eigen: OnceLock::from(eigen),
-            }),
-            backend,
-        }
+        let state = Self::from_validated(h, backend);
+        // a fresh state: the cache is empty, so `set` cannot fail
+        let _ = state.inner.eigen.set(eigen);
+        state
     }
 
     /// From a real matrix (e.g. a float64 `.npy` file).
@@ -290,6 +352,12 @@ pub(crate) fn hermitian_unit_trace(a: &mut Array2<Complex64>, tol: Tolerance) ->
         });
     }
     Ok(t)
+}
+
+/// The shift of [`DensityMatrix::is_psd_to_rounding`]: `τ(d, Tr H) = 16 d ε Tr H`.
+fn rounding_shift(h: &Array2<Complex64>) -> f64 {
+    let trace: f64 = h.diag().iter().map(|z| z.re).sum();
+    crate::spectral::zero_threshold(h.nrows(), trace)
 }
 
 /// After a failed shifted Cholesky factorisation: compute the eigenvalues of `h` and reject when

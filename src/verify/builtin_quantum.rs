@@ -150,8 +150,15 @@ pub(crate) fn value_and_factor(
         * match family {
             Family::Petz => petz_factor(rho, sigma, alpha, v),
             // near α = 1 the sandwiched value is (1/(α−1)) ln Q with Q known to ~ε; below ½
-            // the graded Jacobi route keeps the small eigenvalues' relative accuracy (no κ(σ)^γ)
-            Family::Sandwiched => (1.0 + 1.0 / (alpha - 1.0).abs()).min(1e12),
+            // the graded Jacobi route keeps the small eigenvalues' relative accuracy (no κ(σ)^γ),
+            // but a rank-deficient ρ's support rotation can move it (accuracy::support_rotation)
+            Family::Sandwiched => {
+                let rotation = crate::divergence::accuracy::support_rotation(pair, alpha, v)?;
+                let unit = 256.0 * rho.dim() as f64 * crate::spectral::EPS * (1.0 + v.abs());
+                (1.0 + 1.0 / (alpha - 1.0).abs())
+                    .min(1e12)
+                    .max(rotation / unit)
+            }
             // α < 1: the small eigenvalues of T = σ^{−1/2}ρσ^{−1/2} matter, known to accuracy ~ε‖T‖,
             // and κ(T) ≲ κ(ρ)κ(σ) (κ(σ) is already in `rounding`). When supp ρ ⊄ supp σ, the
             // absolutely continuous part ρ_ss − ρ_sk ρ_kk⁺ ρ_ks cancels to relative accuracy ~ε/leakage.

@@ -201,10 +201,12 @@ fn stack_values(
 ) -> Vec<Result<Vec<f64>>> {
     if let (Kind::Renyi(family), Backend::Auto) = (kind, backend) {
         // the core's stack route (allocation-light validation and the small-pair kernel)
-        let op = |side: &'_ Side| match side {
-            Side::One(s) => batch::Operand::State(s),
-            Side::Many(v) => batch::Operand::Stack(v),
-        };
+        fn op(side: &Side) -> batch::Operand<'_> {
+            match side {
+                Side::One(s) => batch::Operand::State(s),
+                Side::Many(v) => batch::Operand::Stack(v),
+            }
+        }
         match batch::renyi_stacks(op(rho), op(sigma), family, ps, Tolerance::default()) {
             Ok(rows) => {
                 let scale = |v: Vec<f64>| v.into_iter().map(|x| base.scale(x)).collect();

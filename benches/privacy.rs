@@ -36,6 +36,24 @@ fn fit(c: &mut Criterion) {
         }
         g.finish();
     }
+    // the case: symmetric sandwiched fits at d = 50, 100, 200 (both directions)
+    for d in [50usize, 100, 200] {
+        let (rho, sigma) = common::pair(d, 23);
+        let nb = Neighbours::quantum(rho, sigma)
+            .expect("valid pair")
+            .symmetric(true);
+        let mut g = c.benchmark_group(format!("qzcdp_fit_symmetric/d={d}"));
+        g.sample_size(10);
+        let r = nb.fit(Family::Sandwiched, 0.0, &opts).expect("fit");
+        eprintln!(
+            "qzcdp_fit_symmetric d={d}: rho* ≤ {:.6e} at α = {:?}, {} evaluations",
+            r.rho, r.alpha, r.evaluations
+        );
+        g.bench_function("sandwiched", |b| {
+            b.iter(|| black_box(&nb).fit(Family::Sandwiched, 0.0, &opts))
+        });
+        g.finish();
+    }
 }
 
 criterion_group! {

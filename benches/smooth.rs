@@ -1,6 +1,7 @@
 //! Smooth divergences (src/smooth): one certified bracket per call, D_H^ε (ε = 0.2) and D_max^ε
-//! (ε = 0.1, purified and trace balls) at d = 2, 4, 8 (d = 16, 32: the peers script, which times
-//! single calls; docs/PERFORMANCE.md, "Smooth divergences"). The certified width is printed once.
+//! (ε = 0.1, purified and trace balls) at d = 2, 4, 8, and D_H^ε and the trace ball also at
+//! d = 16, 32 (their conic-free routes; the purified ball there: the peers script, which times single
+//! calls; docs/PERFORMANCE.md, "Smooth divergences"). The certified width is printed once.
 //!
 //! `cargo bench --bench smooth`
 
@@ -12,7 +13,7 @@ use qrenyi::smooth::{self, Ball};
 use std::hint::black_box;
 
 fn brackets(c: &mut Criterion) {
-    for d in [2usize, 4, 8] {
+    for d in [2usize, 4, 8, 16, 32] {
         let (rho, sigma) = common::pair(d, 29);
         let mut g = c.benchmark_group(format!("smooth/d={d}"));
         g.sample_size(10);
@@ -21,7 +22,12 @@ fn brackets(c: &mut Criterion) {
         g.bench_function("hypothesis-testing", |bch| {
             bch.iter(|| smooth::hypothesis_testing(black_box(&rho), black_box(&sigma), 0.2))
         });
-        for ball in [Ball::Purified, Ball::Trace] {
+        let balls: &[Ball] = if d <= 8 {
+            &[Ball::Purified, Ball::Trace]
+        } else {
+            &[Ball::TraceUnbounded]
+        };
+        for &ball in balls {
             let b = smooth::max_divergence(&rho, &sigma, 0.1, ball);
             eprintln!("smooth d={d} dmax/{}: {b:?}", ball.name());
             g.bench_function(format!("dmax/{}", ball.name()), |bch| {

@@ -89,10 +89,11 @@ fn agree(rho: &Array2<Complex64>, sigma: &Array2<Complex64>, backend: Backend, w
         .collect();
     let old_pair = Pair::new(&r_old, &s_old).unwrap();
     for ((&alpha, &new), &one) in ALPHAS.iter().zip(&direct).zip(&single) {
-        assert_eq!(
-            new.to_bits(),
-            one.to_bits(),
-            "{what}, α = {alpha}: curve vs single"
+        // the curve runs its orders with one BLAS thread each, the single call with all of
+        // them: the same arithmetic up to the order of BLAS's partial sums (a few ulps)
+        assert!(
+            new == one || (new - one).abs() <= 1e-13 * (1.0 + one.abs()),
+            "{what}, α = {alpha}: curve {new:e} vs single {one:e}"
         );
         let old = old_pair.renyi(Family::Sandwiched, alpha).unwrap();
         if old.is_infinite() || new.is_infinite() {

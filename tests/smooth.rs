@@ -63,6 +63,43 @@ fn hypothesis_testing_commuting_is_neyman_pearson() {
     }
 }
 
+/// `U diag(p) U†` for a Haar-random `U`: commuting pairs in a complex basis.
+fn rotated(p: &[f64], u: &ndarray::Array2<num_complex::Complex64>) -> DensityMatrix {
+    let d = p.len();
+    let m = ndarray::Array2::from_shape_fn((d, d), |(i, j)| {
+        (0..d).fold(num_complex::Complex64::new(0.0, 0.0), |s, k| {
+            s + u[[i, k]] * u[[j, k]].conj() * p[k]
+        })
+    });
+    DensityMatrix::new(m).unwrap()
+}
+
+/// The conic-free routes at larger d: D_H^ε of commuting pairs in a random complex basis against
+/// Neyman–Pearson, and both trace balls against seed 000's `D_∞^δ` (classically `Tr ρ̃ ≤ 1` never
+/// binds: `p̃ = min(p, tq)`).
+#[test]
+fn commuting_rotated_closed_forms_large_d() {
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    for &n in &[5usize, 16, 32] {
+        let u = qrenyi::state::random::haar_unitary(n, &mut rng);
+        let (p, q) = (random_prob(n, &mut rng), random_prob(n, &mut rng));
+        let (rho, sigma) = (rotated(&p, &u), rotated(&q, &u));
+        for &eps in &[0.01, 0.2] {
+            let b = smooth::hypothesis_testing(&rho, &sigma, eps).unwrap();
+            let np = neyman_pearson(&p, &q, eps);
+            assert!(contains(&b, np, 1e-9), "n={n} ε={eps}: {b:?} vs {np}");
+            let exact = classical::approx_max_divergence(&p, &q, eps).unwrap();
+            for ball in [Ball::Trace, Ball::TraceUnbounded] {
+                let b = smooth::max_divergence(&rho, &sigma, eps, ball).unwrap();
+                assert!(
+                    contains(&b, exact, 1e-9),
+                    "n={n} ε={eps} {ball:?}: {b:?} vs {exact}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn dmax_trace_ball_commuting_is_definition_11() {
     let mut rng = ChaCha8Rng::seed_from_u64(2);

@@ -260,3 +260,40 @@ fn verify_table_shows_error_and_save_dir() {
         "{out}"
     );
 }
+
+/// Statements run side by side and each phase (sampling, refinement, confirmation) in parallel:
+/// the reports (everything but the wall time) are the same with 1 and 4 workers, for a refuted
+/// statement (refinement and confirmation exercised) beside ones that hold.
+#[test]
+fn reports_do_not_depend_on_the_thread_count() {
+    let run = |threads: &str| {
+        let (code, out, err) = qrenyi(&[
+            "verify",
+            "--lemma",
+            "petz-below-sandwiched",
+            "--lemma",
+            "bounded-divergence",
+            "--lemma",
+            "data-processing-sandwiched-below-half",
+            "--trials",
+            "200",
+            "--max-dim",
+            "3",
+            "--json",
+            "--no-save",
+            "--threads",
+            threads,
+        ]);
+        assert!(code <= 1, "{err}");
+        let mut r = reports(&out);
+        for x in &mut r {
+            x.as_object_mut().unwrap().remove("seconds");
+        }
+        r
+    };
+    let one = run("1");
+    assert_eq!(one.len(), 3);
+    assert_eq!(one[0]["lemma"], "petz-below-sandwiched");
+    assert_eq!(one[0]["status"], "refuted");
+    assert_eq!(one, run("4"));
+}

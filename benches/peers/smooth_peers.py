@@ -2,7 +2,8 @@
 """Smooth divergences with cvxpy (Clarabel and SCS) versus `qrenyi smooth`: reference values and timings.
 
     python3 benches/peers/smooth_peers.py fixture OUT.json          # tests/reference/smooth_cvxpy.json
-    python3 benches/peers/smooth_peers.py bench --qrenyi target/release/qrenyi --dims 2,4,8,16,32
+    python3 benches/peers/smooth_peers.py bench --qrenyi target/release/qrenyi --dims 2,4,8,16,32 \
+        --peer-limit 300 --qrenyi-limit 300
 
 Independent formulation: cvxpy's own complex Hermitian SDP variables (its real embedding, not
 qrenyi's), the same mathematical programs (docs/smooth.md):
@@ -35,12 +36,27 @@ def random_state(d, rng, mix=0.01):
     return (1 - mix) * r + mix * np.eye(d) / d
 
 
+# Per-solve wall-clock limit handed to the peer solvers (seconds; `bench --peer-limit`).
+LIMITS = {"limit": None}
+QLIMIT = {"limit": None}
+
+
+def run(prob, solver):
+    limit = LIMITS["limit"]
+    if limit is None:
+        prob.solve(solver=solver)
+    elif solver == cp.CLARABEL:
+        prob.solve(solver=solver, time_limit=limit)
+    else:
+        prob.solve(solver=solver, time_limit_secs=limit)
+
+
 def dh(rho, sigma, eps, solver):
     d = rho.shape[0]
     q = cp.Variable((d, d), hermitian=True)
     cons = [q >> 0, np.eye(d) - q >> 0, cp.real(cp.trace(q @ rho)) >= 1 - eps]
     prob = cp.Problem(cp.Minimize(cp.real(cp.trace(q @ sigma))), cons)
-    prob.solve(solver=solver)
+    run(prob, solver)
     return -np.log(prob.value), prob.status
 
 
@@ -57,7 +73,7 @@ def dmax(rho, sigma, eps, ball, solver):
         p = cp.Variable((d, d), hermitian=True)
         cons += [p >> 0, p - rho + r >> 0, cp.real(cp.trace(p)) <= eps]
     prob = cp.Problem(cp.Minimize(t), cons)
-    prob.solve(solver=solver)
+    run(prob, solver)
     return np.log(prob.value), prob.status
 
 
@@ -69,6 +85,13 @@ def solve(kind, ball, eps, rho, sigma, solver):
     if kind == "hypothesis-testing":
         return dh(rho, sigma, eps, solver)
     return dmax(rho, sigma, eps, ball, solver)
+
+
+# Trace-ball pairs where `Tr R <= 1` binds (the unbounded ball's saddle point rho - (rho - t sigma)_+ + N
+# has trace 1.059 and 1.066 here; found by a numpy search over these seeds): they exercise qrenyi's
+# conic fallback rather than its closed form. States from default_rng(50000 + 100 d + seed), no mixing
+# beyond the 1% of random_state.
+BINDING = [(3, 48), (3, 75)]
 
 
 def fixture(out):
@@ -83,6 +106,15 @@ def fixture(out):
                           "rho": {"re": rho.real.tolist(), "im": rho.imag.tolist()},
                           "sigma": {"re": sigma.real.tolist(), "im": sigma.imag.tolist()},
                           "clarabel": v, "clarabel_status": st, "scs": vs, "scs_status": sts})
+    for d, seed in BINDING:
+        rng = np.random.default_rng(50000 + 100 * d + seed)
+        rho, sigma = random_state(d, rng), random_state(d, rng)
+        v, st = solve("dmax", "trace", 0.1, rho, sigma, cp.CLARABEL)
+        vs, sts = solve("dmax", "trace", 0.1, rho, sigma, cp.SCS)
+        cases.append({"kind": "dmax", "ball": "trace", "epsilon": 0.1, "d": d, "binding": True,
+                      "rho": {"re": rho.real.tolist(), "im": rho.imag.tolist()},
+                      "sigma": {"re": sigma.real.tolist(), "im": sigma.imag.tolist()},
+                      "clarabel": v, "clarabel_status": st, "scs": vs, "scs_status": sts})
     with open(out, "w") as f:
         json.dump({"generator": "benches/peers/smooth_peers.py fixture",
                    "cvxpy": cp.__version__, "cases": cases}, f, indent=1)
@@ -97,7 +129,8 @@ def timed(f, *a):
     return time.perf_counter() - t, v, st
 
 
-def bench(qrenyi, dims, reps, only):
+def bench(qrenyi, dims, reps, only, limit):
+    LIMITS["limit"] = limit
     tmp = tempfile.mkdtemp()
     for d in dims:
         for k, (kind, ball, eps) in enumerate(CASES[1:]):
@@ -115,9 +148,15 @@ def bench(qrenyi, dims, reps, only):
             best, out = float("inf"), None
             for _ in range(reps):
                 t = time.perf_counter()
-                res = subprocess.run(cmd, capture_output=True, text=True)
+                try:
+                    res = subprocess.run(cmd, capture_output=True, text=True,
+                                         timeout=QLIMIT["limit"])
+                except subprocess.TimeoutExpired:
+                    res = subprocess.CompletedProcess(cmd, 124, "", f"timeout {QLIMIT['limit']} s")
                 best = min(best, time.perf_counter() - t)
                 out = res
+                if res.returncode == 124:
+                    break
             row = {"quantity": kind + (f"/{ball}" if ball else ""), "d": d, "epsilon": eps,
                    "qrenyi_s": best}
             if out.returncode == 0:
@@ -146,11 +185,15 @@ def main():
     b.add_argument("--dims", default="2,4,8,16,32")
     b.add_argument("--reps", type=int, default=3)
     b.add_argument("--only", default="", help="substring of the quantity name, e.g. hypothesis")
+    b.add_argument("--peer-limit", type=float, default=None,
+                   help="time limit per peer solve in seconds (Clarabel time_limit, SCS time_limit_secs)")
+    b.add_argument("--qrenyi-limit", type=float, default=None, help="timeout of one qrenyi call (s)")
     a = ap.parse_args()
     if a.cmd == "fixture":
         fixture(a.out)
     else:
-        bench(a.qrenyi, [int(x) for x in a.dims.split(",")], a.reps, a.only)
+        QLIMIT["limit"] = a.qrenyi_limit
+        bench(a.qrenyi, [int(x) for x in a.dims.split(",")], a.reps, a.only, a.peer_limit)
 
 
 if __name__ == "__main__":

@@ -158,10 +158,22 @@ pub fn run(args: &Args) -> Result<i32> {
     if args.json {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
+    // the statements run side by side (one work-stealing pool for all their trials, refinement
+    // chains and confirmations), so no statement's sequential phase leaves workers idle; each
+    // report depends only on its own per-trial seeds, and they are printed in the given order
+    if let [one] = statements.as_slice() {
+        bar.set_message(one.name().to_string());
+    }
+    let runs: Vec<Result<Report>> = pool.install(|| {
+        use rayon::prelude::*;
+        statements
+            .par_iter()
+            .map(|s| verify::run(s.as_ref(), &cfg, &|k| bar.inc(k)))
+            .collect()
+    });
     let mut reports = Vec::new();
-    for s in &statements {
-        bar.set_message(s.name().to_string());
-        let mut r = pool.install(|| verify::run(s.as_ref(), &cfg, &|k| bar.inc(k)))?;
+    for r in runs {
+        let mut r = r?;
         if !args.no_save {
             verify::save_counterexample(&mut r, &args.save_dir)?;
         }

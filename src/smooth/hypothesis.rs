@@ -5,11 +5,13 @@
 //! `(μρ − σ)_+`), so every `μ ≥ 0` is dual feasible and `Tr(μρ − σ)_+ = μ E_{1/μ}(ρ‖σ)` is the
 //! core's hockey-stick divergence.
 
+use ndarray::Array2;
 use num_complex::Complex64;
 
 use super::conic::{HermExpr, Program};
 use super::{
-    check_epsilon, check_pair, down, eigh, is_real, recompose, slack, trace_product, up, Bracket,
+    bisect, check_epsilon, check_pair, down, eigh, is_real, quadratic_form, recompose, slack,
+    trace_product, up, Bracket,
 };
 use crate::divergence::Pair;
 use crate::state::DensityMatrix;
@@ -24,29 +26,120 @@ use crate::Result;
 /// [`crate::Error::SmoothNotCertified`] when the bracket is wider than
 /// [`super::TARGET_WIDTH`]`·max(1, |value|)`.
 pub fn hypothesis_testing(rho: &DensityMatrix, sigma: &DensityMatrix, eps: f64) -> Result<Bracket> {
+    // hundreds of small eigensolves: one BLAS thread (multi-threaded LAPACK on d ≤ 64 costs more
+    // in synchronisation than it saves; docs/PERFORMANCE.md "Smooth divergences")
+    crate::spectral::with_single_blas_thread(|| hypothesis_testing_1t(rho, sigma, eps))
+}
+
+fn hypothesis_testing_1t(rho: &DensityMatrix, sigma: &DensityMatrix, eps: f64) -> Result<Bracket> {
     check_epsilon("epsilon", eps, true)?;
     check_pair(rho, sigma)?;
     let d = rho.dim();
-    let (r, s) = (rho.matrix(), sigma.matrix());
+    let s = sigma.matrix();
     if eps == 0.0 {
         // Tr Qρ ≥ 1 with Q ⪯ I forces Q ⪰ Π_ρ, so β = Tr Π_ρ σ (closed form; the SDP's dual is
         // not attained when ρ is rank-deficient).
         let beta = trace_product(&rho.eigen()?.support_projector(), s);
-        let (lo, hi) = (down(beta - slack(d, 1.0)), up(beta + slack(d, 1.0)));
-        let lower = if hi > 0.0 {
-            down(-hi.ln())
-        } else {
-            f64::INFINITY
-        };
-        let upper = if lo > 0.0 {
-            up(-lo.ln())
-        } else {
-            f64::INFINITY
-        };
-        return Bracket::certified("hypothesis-testing divergence", lower, upper, -beta.ln());
+        return certify((down(beta - slack(d, 1.0)), up(beta + slack(d, 1.0)), beta));
     }
+    // The one-dimensional dual first (no conic solve): μ* by bisection on the dual's subgradient,
+    // certified by `g(μ)` below and the Neyman–Pearson test of `μρ − σ` above.
+    let pair = Pair::new(rho, sigma)?;
+    let mut best: Option<(f64, f64, f64)> = None;
+    if let Some((lo, hi)) = crossing_multiplier(rho, sigma, eps)? {
+        let beta_low = dual_value(&pair, eps, lo)?.max(dual_value(&pair, eps, hi)?);
+        let beta_up = neyman_pearson_test(rho, sigma, eps, hi)?
+            .min(neyman_pearson_test(rho, sigma, eps, lo)?);
+        let found = (beta_low, beta_up, 0.5 * (beta_low + beta_up));
+        if certify(found).is_ok() {
+            return certify(found);
+        }
+        best = Some(found);
+    }
+    let (mut beta_low, mut beta_up, beta_mid) = by_conic_program(rho, sigma, eps, &pair)?;
+    if let Some((l, u, _)) = best {
+        beta_low = beta_low.max(l);
+        beta_up = beta_up.min(u);
+    }
+    certify((beta_low, beta_up, beta_mid))
+}
+
+/// The bracket on `D_H^ε = −ln β` from bounds `(β_low, β_up, β_solver)`.
+fn certify((beta_low, beta_up, beta_mid): (f64, f64, f64)) -> Result<Bracket> {
+    let lower = if beta_up > 0.0 {
+        down(-beta_up.ln())
+    } else {
+        f64::INFINITY
+    };
+    let upper = if beta_low > 0.0 {
+        up(-beta_low.ln())
+    } else {
+        f64::INFINITY
+    };
+    Bracket::certified(
+        "hypothesis-testing divergence",
+        lower,
+        upper,
+        -beta_mid.ln(),
+    )
+}
+
+/// Dual value `g(μ) = μ(1 − ε) − μE_{1/μ}(ρ‖σ)`, rounded down: a lower bound on β for every μ ≥ 0.
+fn dual_value(pair: &Pair, eps: f64, mu: f64) -> Result<f64> {
+    if mu <= 0.0 {
+        return Ok(0.0);
+    }
+    let d = pair.rho().dim();
+    let e = mu * pair.hockey_stick(1.0 / mu)?;
+    Ok(down(mu * (1.0 - eps) - e - slack(d, mu.max(1.0))))
+}
+
+/// `Tr Π_{>0}(μρ − σ) ρ`, the ρ-weight of the positive part of `μρ − σ`: `1 − ε` minus it is the
+/// right derivative of the concave dual `g(μ)` (envelope theorem), nondecreasing in μ.
+fn positive_weight(rho: &DensityMatrix, sigma: &DensityMatrix, mu: f64) -> Result<f64> {
+    let (r, s) = (rho.matrix(), sigma.matrix());
+    let (lam, v) = eigh(&(r.mapv(|z| z * mu) - s))?;
+    let mut w = 0.0;
+    for (k, &l) in lam.iter().enumerate() {
+        if l > 0.0 {
+            w += quadratic_form(r, &v, k);
+        }
+    }
+    Ok(w)
+}
+
+/// The dual optimum μ* (where `Tr Π_{>0}(μρ − σ)ρ` crosses `1 − ε`, i.e. `0 ∈ ∂g(μ*)`) bracketed to
+/// relative `4u` by doubling then bisection: `(lo, hi)` with the weight `< 1 − ε` at `lo` and
+/// `≥ 1 − ε` at `hi`. `None` when no finite μ reaches `1 − ε` (then `β = 0` or rounding decides).
+fn crossing_multiplier(
+    rho: &DensityMatrix,
+    sigma: &DensityMatrix,
+    eps: f64,
+) -> Result<Option<(f64, f64)>> {
+    let target = 1.0 - eps;
+    let (mut lo, mut hi) = (0.0, 1.0);
+    while positive_weight(rho, sigma, hi)? < target {
+        lo = hi;
+        hi *= 2.0;
+        if hi > 1e300 {
+            return Ok(None);
+        }
+    }
+    let below = &mut |mu: f64| Ok(positive_weight(rho, sigma, mu)? < target);
+    Ok(Some(bisect(below, lo, hi)?))
+}
+
+/// The conic program (Clarabel) with its repaired primal and polished dual: `(β_low, β_up, β_solver)`.
+fn by_conic_program(
+    rho: &DensityMatrix,
+    sigma: &DensityMatrix,
+    eps: f64,
+    pair: &Pair,
+) -> Result<(f64, f64, f64)> {
+    let d = rho.dim();
+    let (r, s) = (rho.matrix(), sigma.matrix());
     let real = is_real(r) && is_real(s);
-    let id = ndarray::Array2::<Complex64>::eye(d);
+    let id = Array2::<Complex64>::eye(d);
 
     let mut prog = Program::new(real);
     let q = prog.herm(d);
@@ -71,34 +164,12 @@ pub fn hypothesis_testing(rho: &DensityMatrix, sigma: &DensityMatrix, eps: f64) 
     let beta_solver = up(trace_product(&test, s) + slack(d, 1.0));
 
     // Lower bound on β from the best μ near the solver's multiplier.
-    let pair = Pair::new(rho, sigma)?;
-    let g = |mu: f64| -> Result<f64> {
-        if mu <= 0.0 {
-            return Ok(0.0);
-        }
-        let e = mu * pair.hockey_stick(1.0 / mu)?;
-        Ok(down(mu * (1.0 - eps) - e - slack(d, mu.max(1.0))))
-    };
+    let g = |mu: f64| dual_value(pair, eps, mu);
     let mu = polish(mu0, &g)?;
     let beta_low = g(mu)?.max(0.0);
     let beta_up = beta_solver.min(neyman_pearson_test(rho, sigma, eps, mu)?);
     let beta_mid = trace_product(&q.value(&sol.x), s);
-    let lower = if beta_up > 0.0 {
-        down(-beta_up.ln())
-    } else {
-        f64::INFINITY
-    };
-    let upper = if beta_low > 0.0 {
-        up(-beta_low.ln())
-    } else {
-        f64::INFINITY
-    };
-    Bracket::certified(
-        "hypothesis-testing divergence",
-        lower,
-        upper,
-        -beta_mid.ln(),
-    )
+    Ok((beta_low, beta_up, beta_mid))
 }
 
 /// Maximise the concave `g` near `mu0` by golden-section search on `[0.8μ₀, 1.25μ₀]` (the dual
@@ -154,16 +225,7 @@ fn neyman_pearson_test(
     let (r, s) = (rho.matrix(), sigma.matrix());
     let m = r.mapv(|z| z * mu) - s;
     let (_, v) = eigh(&m)?;
-    let quad = |a: &ndarray::Array2<Complex64>, k: usize| -> f64 {
-        let col = v.column(k);
-        let mut acc = Complex64::new(0.0, 0.0);
-        for i in 0..d {
-            for j in 0..d {
-                acc += col[i].conj() * a[[i, j]] * col[j];
-            }
-        }
-        acc.re
-    };
+    let quad = |a: &Array2<Complex64>, k: usize| quadratic_form(a, &v, k);
     let need = 1.0 - eps + slack(d, 1.0);
     let (mut got, mut beta) = (0.0, 0.0);
     for k in (0..d).rev() {

@@ -13,8 +13,8 @@ use num_complex::Complex64;
 
 use super::conic::{HermExpr, Program};
 use super::{
-    check_epsilon, check_pair, down, eigh, frobenius, is_real, normalised, recompose, slack,
-    trace_product, up, Ball, Bracket,
+    bisect, check_epsilon, check_pair, conjugate, down, eigh, frobenius, is_real, normalised,
+    quadratic_form, recompose, slack, trace_product, up, Ball, Bracket,
 };
 use crate::divergence::{Family, Pair};
 use crate::state::DensityMatrix;
@@ -37,6 +37,16 @@ pub fn max_divergence(
     eps: f64,
     ball: Ball,
 ) -> Result<Bracket> {
+    // many small eigensolves and Clarabel's dense blocks: one BLAS thread (as D_H)
+    crate::spectral::with_single_blas_thread(|| max_divergence_1t(rho, sigma, eps, ball))
+}
+
+fn max_divergence_1t(
+    rho: &DensityMatrix,
+    sigma: &DensityMatrix,
+    eps: f64,
+    ball: Ball,
+) -> Result<Bracket> {
     check_epsilon("epsilon", eps, false)?;
     check_pair(rho, sigma)?;
     let what = match ball {
@@ -46,11 +56,27 @@ pub fn max_divergence(
     };
     // Scale σ by t₀ = exp D_max(ρ‖σ) (≥ the optimum) so that the solver's t' = t/t₀ is O(1); when
     // that solve does not certify, solve unscaled too and intersect the two certified brackets.
-    let t0 = match Pair::new(rho, sigma)?.max_relative_entropy()? {
-        x if x.is_finite() => x.exp(),
-        _ => 1.0,
+    let dmax = Pair::new(rho, sigma)?.max_relative_entropy()?;
+    // Trace balls: the saddle point of Sion's minimax in closed form first (no conic solve).
+    let mut best = None;
+    if ball != Ball::Purified && dmax.is_finite() {
+        if let Some((l, u, v)) = trace_ball_saddle(rho, sigma, eps, ball, dmax.exp())? {
+            if Bracket::certified(what, l, u, v).is_ok() {
+                return Bracket::certified(what, l, u, v);
+            }
+            best = Some((l, u));
+        }
+    }
+    let t0 = if dmax.is_finite() { dmax.exp() } else { 1.0 };
+    let (mut lower, mut upper, value) = match (solve_once(rho, sigma, eps, ball, t0), best) {
+        (Ok(found), _) => found,
+        (Err(_), Some((l, u))) => (l, u, 0.5 * (l + u)),
+        (Err(e), None) => return Err(e),
     };
-    let (mut lower, mut upper, value) = solve_once(rho, sigma, eps, ball, t0)?;
+    if let Some((l, u)) = best {
+        lower = lower.max(l);
+        upper = upper.min(u);
+    }
     if Bracket::certified(what, lower, upper, value).is_err() && t0 != 1.0 {
         if let Ok((l, u, _)) = solve_once(rho, sigma, eps, ball, 1.0) {
             lower = lower.max(l);
@@ -58,6 +84,83 @@ pub fn max_divergence(
         }
     }
     Bracket::certified(what, lower, upper, value)
+}
+
+/// Trace balls without a conic solve: `(lower, upper, value)` or `None` when the closed-form point
+/// cannot be repaired (then the conic program decides).
+///
+/// * lower: `ln t` for the largest `t` found with `E_t(ρ‖σ) > ε` (certified), valid for both balls;
+/// * upper: at `t_c` with `E_{t_c}(ρ‖σ) ≤ ε(1 − SHRINK)`, the saddle point of Sion's minimax
+///   (docs/smooth.md, "Saddle point of the trace ball"): `ρ̃ = t_c σ` for the unbounded ball, and
+///   otherwise `ρ̃ = ρ − (ρ − t_cσ)_+ + N` with `N` the least-trace completion on the negative
+///   eigenspace of `ρ − t_cσ`; then [`repaired_primal`] (which also enforces `Tr ρ̃ ≤ 1`).
+///
+/// `t_max = e^{D_max(ρ‖σ)}`, where `E_{t_max} = 0`.
+fn trace_ball_saddle(
+    rho: &DensityMatrix,
+    sigma: &DensityMatrix,
+    eps: f64,
+    ball: Ball,
+    t_max: f64,
+) -> Result<Option<(f64, f64, f64)>> {
+    let pair = Pair::new(rho, sigma)?;
+    let hi = t_max * (1.0 + 1e-9);
+    let inner = eps * (1.0 - SHRINK);
+    let (_, t_c) = bisect(&mut |t| Ok(pair.hockey_stick(t)? > inner), 0.0, hi)?;
+    let lower = hockey_stick_lower(rho, sigma, eps, 0.0, hi)?;
+    let candidate = match ball {
+        Ball::TraceUnbounded => sigma.matrix().mapv(|z| z * t_c),
+        _ => match saddle_point(rho, sigma, t_c)? {
+            Some(c) => c,
+            None => return Ok(None),
+        },
+    };
+    match repaired_primal(rho, sigma, &candidate, eps, ball, Some(t_c)) {
+        Ok(upper) => Ok(Some((lower, upper, t_c.ln()))),
+        Err(_) => Ok(None),
+    }
+}
+
+/// `ρ̃ = ρ − (ρ − tσ)_+ + N`, `N = Q R_+ Q†` with `Q` the nonpositive eigenspace of `ρ − tσ`, `P` the
+/// positive one, and `R = Q†ρP (t P†σP)⁻¹ P†ρQ − Q†ρQ` (the Schur complement that makes `ρ̃ ⪰ 0`).
+/// It satisfies `ρ̃ ⪯ tσ` when `R_+ ⪯ Q†(tσ − ρ)Q`, `Tr(ρ − ρ̃)_+ ≤ E_t(ρ‖σ)` and has the least trace
+/// of its family; the caller checks every constraint again. `None` if `P†σP` is singular.
+fn saddle_point(
+    rho: &DensityMatrix,
+    sigma: &DensityMatrix,
+    t: f64,
+) -> Result<Option<Array2<Complex64>>> {
+    let (r, s) = (rho.matrix(), sigma.matrix());
+    let (w, v) = eigh(&(r - &s.mapv(|z| z * t)))?;
+    let rp = conjugate(r, &v);
+    let pos: Vec<usize> = (0..w.len()).filter(|&k| w[k] > 0.0).collect();
+    let neg: Vec<usize> = (0..w.len()).filter(|&k| w[k] <= 0.0).collect();
+    let mut out = rp.clone();
+    for &k in &pos {
+        out[[k, k]] -= w[k];
+    }
+    if !pos.is_empty() && !neg.is_empty() {
+        let block = |m: &Array2<Complex64>, a: &[usize], b: &[usize]| {
+            Array2::from_shape_fn((a.len(), b.len()), |(i, j)| m[[a[i], b[j]]])
+        };
+        let b = block(&conjugate(s, &v), &pos, &pos).mapv(|z| z * t);
+        let (bl, bv) = eigh(&b)?;
+        if bl[0] <= 0.0 {
+            return Ok(None);
+        }
+        let inv: Vec<f64> = bl.iter().map(|&x| 1.0 / x).collect();
+        let c = block(&rp, &pos, &neg);
+        let schur = c.t().mapv(|z| z.conj()).dot(&recompose(&bv, &inv).dot(&c));
+        let (rl, rv) = eigh(&(schur - block(&rp, &neg, &neg)))?;
+        let rplus: Vec<f64> = rl.iter().map(|&x| x.max(0.0)).collect();
+        let n = recompose(&rv, &rplus);
+        for (i, &a) in neg.iter().enumerate() {
+            for (j, &b) in neg.iter().enumerate() {
+                out[[a, b]] += n[[i, j]];
+            }
+        }
+    }
+    Ok(Some(conjugate(&out, &v.t().mapv(|z| z.conj()))))
 }
 
 /// One solve with σ scaled by `t0`: `(lower, upper, value)`, the bounds certified.
@@ -122,33 +225,36 @@ fn solve_once(
     let value = (sol.x[t] * t0).max(f64::MIN_POSITIVE).ln();
 
     // ---- upper: repaired primal point, evaluated by the core
-    let upper = repaired_primal(rho, sigma, &rt.value(&sol.x), eps, ball)?;
+    // (with and without pushing ρ̃ under tσ first: both are certified, the smaller is kept)
+    let raw = rt.value(&sol.x);
+    let upper = match (
+        repaired_primal(rho, sigma, &raw, eps, ball, Some(sol.x[t] * t0)),
+        repaired_primal(rho, sigma, &raw, eps, ball, None),
+    ) {
+        (Ok(a), Ok(b)) => a.min(b),
+        (Ok(a), Err(_)) | (Err(_), Ok(a)) => a,
+        (Err(e), Err(_)) => return Err(e),
+    };
 
     // ---- lower: repaired dual point
     let (yl, yv) = eigh(&prog.psd_dual(&sol, cone_y, d))?;
     let yc: Vec<f64> = yl.iter().map(|&x| x.max(0.0)).collect();
-    let y = recompose(&yv, &yc);
-    let ymax = yc.iter().copied().fold(0.0, f64::max);
-    let c_up = up(trace_product(&y, s) + slack(d, ymax));
     let nu0 = if bounded { sol.z[lin][1].max(0.0) } else { 0.0 };
-    let num = match (ball, cone_v) {
+    let mut lower = match (ball, cone_v) {
         (Ball::Purified, _) => {
             let f = (1.0 - eps * eps).sqrt();
-            let nu = nu0.max(1e-14 * ymax.max(1.0));
-            // Tr ρ W⁻¹ = Σ_k ⟨v_k|ρ|v_k⟩ / (y_k + ν)
-            let mut a = 0.0;
-            for (k, &yk) in yc.iter().enumerate() {
-                let col = yv.column(k);
-                let w: Complex64 = (0..d)
-                    .flat_map(|i| (0..d).map(move |j| (i, j)))
-                    .map(|(i, j)| col[i].conj() * r[[i, j]] * col[j])
-                    .sum();
-                a += w.re.max(0.0) / (yk + nu);
-            }
-            let a_up = up(a * (1.0 + slack(d, 1.0)) + slack(d, 1.0 / nu));
-            down(f * f / a_up) - up(nu)
+            let ymax = yc.iter().copied().fold(0.0, f64::max);
+            let solver = purified_dual_bound(r, s, &yv, &yc, nu0.max(1e-14 * ymax.max(1.0)), f);
+            let polished = match polish_purified_dual(r, s, &yv, f) {
+                Some((y, nu)) => purified_dual_bound(r, s, &yv, &y, nu, f),
+                None => f64::NEG_INFINITY,
+            };
+            solver.max(polished)
         }
         (Ball::Trace | Ball::TraceUnbounded, Some(cv)) => {
+            let y = recompose(&yv, &yc);
+            let ymax = yc.iter().copied().fold(0.0, f64::max);
+            let c_up = up(trace_product(&y, s) + slack(d, ymax));
             let (vl, vv) = eigh(&prog.psd_dual(&sol, cv, d))?;
             let vc: Vec<f64> = vl.iter().map(|&x| x.max(0.0)).collect();
             let v = recompose(&vv, &vc);
@@ -159,17 +265,20 @@ fn solve_once(
             let (gl, _) = eigh(&gap)?;
             let excess = gl[d - 1].max(0.0);
             let nu = up(nu0 + excess + slack(d, frobenius(&v) + frobenius(&y) + nu0));
-            down(trace_product(&v, r) - slack(d, kappa)) - up(kappa * eps) - nu
+            let num = down(trace_product(&v, r) - slack(d, kappa)) - up(kappa * eps) - nu;
+            log_ratio(num, c_up)
         }
         _ => unreachable!("trace ball always has a V cone"),
     };
-    let mut lower = if num > 0.0 {
-        down(num.ln() - c_up.ln())
-    } else {
-        f64::NEG_INFINITY
-    };
     if ball != Ball::Purified {
-        lower = lower.max(hockey_stick_lower(rho, sigma, eps, value)?);
+        let e = value.exp();
+        lower = lower.max(hockey_stick_lower(
+            rho,
+            sigma,
+            eps,
+            e * (1.0 - 1e-3),
+            e * (1.0 + 1e-9),
+        )?);
     }
     Ok((lower, upper, value))
 }
@@ -182,10 +291,15 @@ fn repaired_primal(
     raw: &Array2<Complex64>,
     eps: f64,
     ball: Ball,
+    cap: Option<f64>,
 ) -> Result<f64> {
     let d = rho.dim();
     let r = rho.matrix();
-    let (lam, v) = eigh(raw)?;
+    let capped = match cap {
+        Some(t) => cap_under(sigma, raw, t)?,
+        None => None,
+    };
+    let (lam, v) = eigh(capped.as_ref().unwrap_or(raw))?;
     let lmax = lam.iter().copied().fold(0.0, f64::max);
     let clip: Vec<f64> = lam
         .iter()
@@ -234,6 +348,28 @@ fn repaired_primal(
     Ok(up(c.ln() + dmax + slack(d, 1.0 / smin)))
 }
 
+/// `(tσ)^{1/2} C (tσ)^{1/2}` with `C` the eigenvalues of `(tσ)^{−1/2} ρ̃ (tσ)^{−1/2}` clipped to
+/// `[0, 1]`: the solver's `ρ̃` pushed under `tσ`. The solver's point violates `ρ̃ ⪯ tσ` by its
+/// feasibility tolerance, which `D_max(ρ̃‖σ)` would amplify by `1/λ_min(σ)`; this moves `ρ̃` by the
+/// violation only. `None` when σ is singular (the caller then keeps `ρ̃`).
+fn cap_under(
+    sigma: &DensityMatrix,
+    raw: &Array2<Complex64>,
+    t: f64,
+) -> Result<Option<Array2<Complex64>>> {
+    let eig = sigma.eigen()?;
+    let (sl, sv) = (eig.values(), eig.vectors());
+    if !(t > 0.0 && t.is_finite()) || sl[0] <= 0.0 {
+        return Ok(None);
+    }
+    let root: Vec<f64> = sl.iter().map(|&x| (t * x).sqrt()).collect();
+    let inv: Vec<f64> = root.iter().map(|&x| 1.0 / x).collect();
+    let (half, inv_half) = (recompose(sv, &root), recompose(sv, &inv));
+    let (cl, cv) = eigh(&inv_half.dot(&raw.dot(&inv_half)))?;
+    let clipped: Vec<f64> = cl.iter().map(|&x| x.clamp(0.0, 1.0)).collect();
+    Ok(Some(half.dot(&recompose(&cv, &clipped).dot(&half))))
+}
+
 /// Upper bound on the ball's distance between `ρ̃ = c·ρ̂` and `ρ`: `Tr(ρ − ρ̃)_+ = E_c(ρ‖ρ̂)`
 /// (trace) or `√(1 − F̄²)` with `F̄ = √c·F(ρ̂, ρ)` and `F = exp(−D̃_{1/2}(ρ̂‖ρ)/2)` (purified).
 fn ball_distance(rho: &DensityMatrix, c: f64, rh: &DensityMatrix, ball: Ball) -> Result<f64> {
@@ -250,29 +386,146 @@ fn ball_distance(rho: &DensityMatrix, c: f64, rh: &DensityMatrix, ball: Ball) ->
     }
 }
 
+/// `ln(num/den)` rounded down, `−∞` unless `num > 0`.
+fn log_ratio(num: f64, den: f64) -> f64 {
+    if num > 0.0 {
+        down(num.ln() - den.ln())
+    } else {
+        f64::NEG_INFINITY
+    }
+}
+
+/// Certified `ln` of the purified-ball dual bound `t ≥ (f²/Tr(ρW⁻¹) − ν)/Tr(Yσ)` at
+/// `Y = V diag(y) V†` (`y ≥ 0`), `W = Y + νI`, `ν > 0`, with outward rounding.
+fn purified_dual_bound(
+    r: &Array2<Complex64>,
+    s: &Array2<Complex64>,
+    v: &Array2<Complex64>,
+    y: &[f64],
+    nu: f64,
+    f: f64,
+) -> f64 {
+    let d = r.nrows();
+    if nu.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+        return f64::NEG_INFINITY;
+    }
+    let ymax = y.iter().copied().fold(0.0, f64::max);
+    let c_up = up(trace_product(&recompose(v, y), s) + slack(d, ymax));
+    // Tr ρ W⁻¹ = Σ_k ⟨v_k|ρ|v_k⟩ / (y_k + ν)
+    let a: f64 = (0..d)
+        .map(|k| quadratic_form(r, v, k).max(0.0) / (y[k] + nu))
+        .sum();
+    let a_up = up(a * (1.0 + slack(d, 1.0)) + slack(d, 1.0 / nu));
+    log_ratio(down(f * f / a_up) - up(nu), c_up)
+}
+
+/// The best purified-ball dual point with `Y`'s eigenvectors `v` fixed (the solver's eigenvalues
+/// of `Y` near 0 are inaccurate, and `Tr ρW⁻¹` is sensitive to exactly those). With
+/// `a_k = ⟨v_k|ρ|v_k⟩`, `b_k = ⟨v_k|σ|v_k⟩`, `w_k = y_k + ν` and the bound's scale fixed by
+/// `Σ b_k y_k = 1`: for given ν, `min Σ a_k/w_k` s.t. `Σ b_k(w_k − ν) = 1`, `w_k ≥ ν` is solved by
+/// `w_k = max(ν, √(a_k/(λ b_k)))` (λ by bisection); ν is then chosen on a log grid refined by
+/// golden section, maximising the rounded bound. Returns `(y, ν)`; every such point is dual
+/// feasible, so this only sharpens the certificate.
+fn polish_purified_dual(
+    r: &Array2<Complex64>,
+    s: &Array2<Complex64>,
+    v: &Array2<Complex64>,
+    f: f64,
+) -> Option<(Vec<f64>, f64)> {
+    let d = r.nrows();
+    let a: Vec<f64> = (0..d).map(|k| quadratic_form(r, v, k).max(0.0)).collect();
+    let b: Vec<f64> = (0..d).map(|k| quadratic_form(s, v, k).max(0.0)).collect();
+    let weights = |nu: f64| -> Vec<f64> {
+        let y_at = |lambda: f64| -> Vec<f64> {
+            (0..d)
+                .map(|k| {
+                    if a[k] > 0.0 && b[k] > 0.0 {
+                        ((a[k] / (lambda * b[k])).sqrt() - nu).max(0.0)
+                    } else {
+                        0.0
+                    }
+                })
+                .collect()
+        };
+        let mass = |lambda: f64| -> f64 { y_at(lambda).iter().zip(&b).map(|(y, b)| y * b).sum() };
+        // mass is nonincreasing in λ; bisection on ln λ for mass = 1
+        let (mut lo, mut hi) = (-700.0f64, 700.0f64);
+        for _ in 0..120 {
+            let mid = 0.5 * (lo + hi);
+            if mass(mid.exp()) > 1.0 {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        y_at(hi.exp())
+    };
+    let score = |ln_nu: f64| -> f64 {
+        let nu = ln_nu.exp();
+        purified_dual_bound(r, s, v, &weights(nu), nu, f)
+    };
+    // ν on a log grid, then golden section around the best grid point
+    let grid: Vec<f64> = (0..=50).map(|k| -70.0 + 2.0 * k as f64).collect();
+    let (mut best, mut best_score) = (grid[0], f64::NEG_INFINITY);
+    for &g in &grid {
+        let sc = score(g);
+        if sc > best_score {
+            (best, best_score) = (g, sc);
+        }
+    }
+    if !best_score.is_finite() {
+        return None;
+    }
+    let phi = 0.5 * (5f64.sqrt() - 1.0);
+    let (mut lo, mut hi) = (best - 2.0, best + 2.0);
+    let (mut c, mut e) = (hi - phi * (hi - lo), lo + phi * (hi - lo));
+    let (mut sc, mut se) = (score(c), score(e));
+    for _ in 0..60 {
+        if sc >= se {
+            hi = e;
+            (e, se) = (c, sc);
+            c = hi - phi * (hi - lo);
+            sc = score(c);
+        } else {
+            lo = c;
+            (c, sc) = (e, se);
+            e = lo + phi * (hi - lo);
+            se = score(e);
+        }
+    }
+    let ln_nu = if sc.max(se) > best_score {
+        if sc >= se {
+            c
+        } else {
+            e
+        }
+    } else {
+        best
+    };
+    Some((weights(ln_nu.exp()), ln_nu.exp()))
+}
+
 /// Trace ball: `D_max^ε ≥ ln t` whenever `E_t(ρ‖σ) > ε`. (Dropping `Tr ρ̃ ≤ 1` only lowers the
 /// value, and without it `min_{0 ⪯ ρ̃ ⪯ tσ} Tr(ρ − ρ̃)_+ = E_t(ρ‖σ)` by Sion's minimax theorem —
-/// docs/smooth.md.) Bisection for the largest such `t` in `[e^{v}(1 − 10⁻³), e^{v}]`, `v` the
-/// solver's value; `−∞` when even the left end fails (the trace constraint binds).
-fn hockey_stick_lower(rho: &DensityMatrix, sigma: &DensityMatrix, eps: f64, v: f64) -> Result<f64> {
+/// docs/smooth.md.) Bisection for the largest such `t` in `[lo, hi]`; `−∞` when even `lo` fails
+/// (for `lo = e^v(1 − 10⁻³)`, `v` the solver's value: the trace constraint binds).
+fn hockey_stick_lower(
+    rho: &DensityMatrix,
+    sigma: &DensityMatrix,
+    eps: f64,
+    lo: f64,
+    hi: f64,
+) -> Result<f64> {
     let pair = Pair::new(rho, sigma)?;
     let d = rho.dim();
-    let above =
+    let mut above =
         |t: f64| -> Result<bool> { Ok(down(pair.hockey_stick(t)? - slack(d, t.max(1.0))) > eps) };
-    let (mut lo, mut hi) = (v.exp() * (1.0 - 1e-3), v.exp() * (1.0 + 1e-9));
     if !above(lo)? {
         return Ok(f64::NEG_INFINITY);
     }
     if above(hi)? {
         return Ok(down(hi.ln()));
     }
-    for _ in 0..50 {
-        let mid = 0.5 * (lo + hi);
-        if above(mid)? {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
+    let (lo, _) = bisect(&mut above, lo, hi)?;
     Ok(down(lo.ln()))
 }

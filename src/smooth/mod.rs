@@ -205,6 +205,50 @@ fn down(x: f64) -> f64 {
     x - 4.0 * U * x.abs() - f64::MIN_POSITIVE
 }
 
+/// Bisection for the boundary of a monotone predicate: given `pred(lo)` true and `pred(hi)` false
+/// (`0 ≤ lo < hi`), returns `(lo, hi)` with the same property and `hi − lo ≤ 4u·hi` (or after 200
+/// halvings). Halves geometrically while `hi > 4·lo > 0`, arithmetically otherwise.
+fn bisect(
+    pred: &mut dyn FnMut(f64) -> Result<bool>,
+    mut lo: f64,
+    mut hi: f64,
+) -> Result<(f64, f64)> {
+    for _ in 0..200 {
+        if hi - lo <= 4.0 * U * hi {
+            break;
+        }
+        let mid = if lo > 0.0 && hi > 4.0 * lo {
+            (lo * hi).sqrt()
+        } else {
+            0.5 * (lo + hi)
+        };
+        if pred(mid)? {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok((lo, hi))
+}
+
+/// `⟨v_k|A|v_k⟩` for column `k` of `v`.
+fn quadratic_form(a: &Array2<Complex64>, v: &Array2<Complex64>, k: usize) -> f64 {
+    let col = v.column(k);
+    let d = a.nrows();
+    let mut acc = Complex64::new(0.0, 0.0);
+    for i in 0..d {
+        for j in 0..d {
+            acc += col[i].conj() * a[[i, j]] * col[j];
+        }
+    }
+    acc.re
+}
+
+/// `V† A V`.
+fn conjugate(a: &Array2<Complex64>, v: &Array2<Complex64>) -> Array2<Complex64> {
+    v.t().mapv(|z| z.conj()).dot(&a.dot(v))
+}
+
 /// Spectral norm bound: the largest absolute eigenvalue ≤ Frobenius norm.
 fn frobenius(a: &Array2<Complex64>) -> f64 {
     a.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt()

@@ -2,7 +2,7 @@
 
 use super::{Expected, Instance, Margin, SampleContext, Statement, Status};
 use crate::error::{Error, Result};
-use crate::spectral::{blas_threads, set_blas_threads, Backend};
+use crate::spectral::{with_single_blas_thread, Backend};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -370,9 +370,18 @@ pub fn run(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Report> {
     cfg.validate()?;
+    // the counting pin, not a bare set/restore: runs of several statements may overlap (the CLI
+    // runs them concurrently), and the nested sections of the statements (curves, SDP solves)
+    // then only count instead of switching OpenBLAS and faer at every call
+    with_single_blas_thread(|| run_pinned(statement, cfg, progress))
+}
+
+fn run_pinned(
+    statement: &dyn Statement,
+    cfg: &Config,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Report> {
     let start = Instant::now();
-    let blas_before = blas_threads();
-    set_blas_threads(1);
     let s = statement;
     let n_trials = cfg.shard_count(cfg.trials_for(s));
 
@@ -460,15 +469,33 @@ pub fn run(
         })),
         None => None,
     };
+    // confirmation of the first `max_confirm` violating candidates (each a nalgebra and often a
+    // 256-bit re-evaluation), one wave of as many as there are workers side by side; the first
+    // confirmed in rank order wins, as in a sequential scan, so the report does not depend on the
+    // thread count (one worker: exactly the sequential scan)
+    let violating: Vec<&Candidate> = cands
+        .iter()
+        .filter(|c| c.margin.is_violation())
+        .take(cfg.max_confirm)
+        .collect();
     let mut counterexample = None;
     let mut unconfirmed = 0;
-    for c in cands.iter().filter(|c| c.margin.is_violation()) {
-        if counterexample.is_some() || unconfirmed >= cfg.max_confirm {
-            break;
+    for wave in violating.chunks(rayon::current_num_threads().max(1)) {
+        let confirmed: Vec<Option<Counterexample>> = wave
+            .par_iter()
+            .map(|c| confirm(s, c, trial_seed(cfg.seed, s.name(), c.trial)))
+            .collect();
+        for cx in confirmed {
+            match cx {
+                Some(cx) => {
+                    counterexample = Some(cx);
+                    break;
+                }
+                None => unconfirmed += 1,
+            }
         }
-        match confirm(s, c, trial_seed(cfg.seed, s.name(), c.trial)) {
-            Some(cx) => counterexample = Some(cx),
-            None => unconfirmed += 1,
+        if counterexample.is_some() {
+            break;
         }
     }
     if counterexample.is_none() {
@@ -480,8 +507,6 @@ pub fn run(
             .count();
         unconfirmed += violations - started;
     }
-    set_blas_threads(blas_before);
-
     let status = if counterexample.is_some() {
         Status::Refuted
     } else {

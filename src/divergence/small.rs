@@ -364,6 +364,12 @@ fn applies(rho: &DensityMatrix, sigma: &DensityMatrix) -> bool {
     rho.backend() == Backend::Auto && rho.dim() <= SMALL_PAIR_MAX && rho.dim() == sigma.dim()
 }
 
+/// Whether the kernel takes a sandwiched call: only once ρ is decomposed (otherwise `Pair`'s direct
+/// route, which never decomposes ρ, is the cheaper one — `Pair::direct_sandwiched`).
+fn sandwiched_applies(rho: &DensityMatrix, family: Family) -> bool {
+    family != Family::Sandwiched || rho.is_decomposed()
+}
+
 /// The kernel's pair of two validated states (decompositions computed on first use and cached in
 /// the states, as `Pair` does).
 fn pair_of<const N: usize>(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<SmallPair<N>> {
@@ -380,7 +386,7 @@ pub(super) fn renyi(
     family: Family,
     alpha: f64,
 ) -> Result<Option<f64>> {
-    if !applies(rho, sigma) {
+    if !applies(rho, sigma) || !sandwiched_applies(rho, family) {
         return Ok(None);
     }
     with_small_dim!(rho.dim(), N => pair_of::<N>(rho, sigma)?.renyi(family, alpha), _ => Ok(None))
@@ -405,7 +411,7 @@ pub(super) fn curve(
     alphas: &[f64],
     other: impl Fn(f64) -> Result<f64>,
 ) -> Result<Option<Vec<f64>>> {
-    if !applies(rho, sigma) || family == Family::Petz {
+    if !applies(rho, sigma) || family == Family::Petz || !sandwiched_applies(rho, family) {
         return Ok(None);
     }
     with_small_dim!(rho.dim(), N => {

@@ -61,9 +61,42 @@ fn spectral(c: &mut Criterion) {
     group.finish();
 }
 
+/// The fixed-size Jacobi solver (`spectral::small`, stack arrays, no conversion) against nalgebra and
+/// LAPACK on the same matrices, d = 2…16: where `Backend::Auto` switches
+/// ([`qrenyi::spectral::small::AUTO_JACOBI_BELOW`]).
+fn small_jacobi(c: &mut Criterion) {
+    use qrenyi::spectral::small::{eigh_fixed, from_view, with_small_dim};
+    for d in [2usize, 3, 4, 6, 8, 12, 16] {
+        let (rho, _) = common::pair(d, 1);
+        let a = rho.matrix();
+        let mut group = c.benchmark_group(format!("spectral-small/d={d}"));
+        for vectors in [true, false] {
+            let kind = if vectors { "eigh" } else { "eigvalsh" };
+            with_small_dim!(d, N => {
+                let m = from_view::<N>(&a.view());
+                group.bench_function(BenchmarkId::new(kind, "jacobi"), |b| {
+                    b.iter(|| eigh_fixed::<N>(black_box(&m), vectors))
+                });
+            }, _ => ());
+            for backend in [Backend::Nalgebra, Backend::Lapack] {
+                group.bench_function(BenchmarkId::new(kind, backend.name()), |b| {
+                    b.iter(|| {
+                        if vectors {
+                            backend.eigh(black_box(a.view())).map(|_| ())
+                        } else {
+                            backend.eigvalsh(black_box(a.view())).map(|_| ())
+                        }
+                    })
+                });
+            }
+        }
+        group.finish();
+    }
+}
+
 criterion_group! {
     name = benches;
     config = common::config();
-    targets = spectral
+    targets = spectral, small_jacobi
 }
 criterion_main!(benches);

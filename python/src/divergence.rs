@@ -6,7 +6,7 @@ use ndarray::{Array1, Array2};
 use num_complex::Complex64;
 use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::prelude::*;
-use qrenyi::divergence::batch::PARALLEL_BELOW;
+use qrenyi::divergence::batch::{self, PARALLEL_BELOW};
 use qrenyi::divergence::{Family, Pair};
 use qrenyi::spectral::{with_single_blas_thread, Backend};
 use qrenyi::state::{DensityMatrix, Tolerance};
@@ -199,6 +199,22 @@ fn stack_values(
     base: Base,
     backend: Backend,
 ) -> Vec<Result<Vec<f64>>> {
+    if let (Kind::Renyi(family), Backend::Auto) = (kind, backend) {
+        // the core's stack route (allocation-light validation and the small-pair kernel)
+        fn op(side: &Side) -> batch::Operand<'_> {
+            match side {
+                Side::One(s) => batch::Operand::State(s),
+                Side::Many(v) => batch::Operand::Stack(v),
+            }
+        }
+        match batch::renyi_stacks(op(rho), op(sigma), family, ps, Tolerance::default()) {
+            Ok(rows) => {
+                let scale = |v: Vec<f64>| v.into_iter().map(|x| base.scale(x)).collect();
+                return rows.into_iter().map(|r| r.map(scale)).collect();
+            }
+            Err(e) => return (0..n).map(|_| Err(e.clone())).collect(),
+        }
+    }
     let one = |k: usize| -> Result<Vec<f64>> {
         let r = rho.get("rho", k, backend)?;
         let s = sigma.get("sigma", k, backend)?;

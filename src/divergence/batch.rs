@@ -93,6 +93,225 @@ pub fn hockey_stick(pairs: &[(DensityMatrix, DensityMatrix)], gamma: f64) -> Vec
     })
 }
 
+/// One operand of [`renyi_stacks`]: one validated state shared by every pair, or one raw matrix per
+/// pair (validated there).
+#[derive(Clone, Copy, Debug)]
+pub enum Operand<'a> {
+    /// The same state in every pair.
+    State(&'a DensityMatrix),
+    /// Pair `k` uses matrix `k`.
+    Stack(&'a [Array2<Complex64>]),
+}
+
+impl Operand<'_> {
+    fn len(&self) -> Option<usize> {
+        match self {
+            Operand::State(_) => None,
+            Operand::Stack(v) => Some(v.len()),
+        }
+    }
+    fn dim(&self) -> usize {
+        match self {
+            Operand::State(s) => s.dim(),
+            Operand::Stack(v) => v.iter().map(|m| m.nrows()).max().unwrap_or(0),
+        }
+    }
+    /// The dimension of pair `k`'s matrix (rows; validation checks squareness).
+    fn dim_of(&self, k: usize) -> usize {
+        match self {
+            Operand::State(s) => s.dim(),
+            Operand::Stack(v) => v[k].nrows(),
+        }
+    }
+}
+
+/// [`renyi_stacks`] validates raw matrices on the small-state route below this dimension (checks,
+/// one decomposition by [`Backend::Auto`](crate::spectral::Backend::Auto) that also decides PSD —
+/// the one a state would compute on first use, so the values are the one-pair API's, up to the
+/// ulps by which `Pair`'s direct sandwiched route differs from its decomposed one — and the
+/// small-pair kernel, `d ≤ 8`).
+pub const SMALL_STACK_BELOW: usize = 9;
+
+/// `D_α(ρ_k‖σ_k)` of `family` at every order of `alphas` (`Pair::renyi` for one order,
+/// `Pair::curve` for several) for the pairs of two operands — raw matrices are validated as
+/// [`DensityMatrix::with_options`] with `tol` and [`Backend::Auto`](crate::spectral::Backend::Auto)
+/// (an error names the operand: [`Error::Parse`](crate::Error::Parse) with `what` `"rho"` or
+/// `"sigma"`) — in parallel under the thread policy above. One result per pair, in order; `Err` for
+/// the whole call when two stacks differ in length.
+///
+/// Small pairs (`d <` [`SMALL_STACK_BELOW`]) take the light route: each raw matrix is checked and
+/// symmetrised (one copy) and decomposed once, and its eigenvalues decide PSD (`λ_min ≥ −t`, the
+/// documented criterion, instead of a Cholesky factorisation followed later by the same
+/// decomposition); the small-pair kernel evaluates the pair without building states, and orders it
+/// declines fall back to a [`Pair`] of states that carry those decompositions. Other sizes
+/// validate each matrix into a [`DensityMatrix`].
+pub fn renyi_stacks(
+    rho: Operand<'_>,
+    sigma: Operand<'_>,
+    family: Family,
+    alphas: &[f64],
+    tol: crate::state::Tolerance,
+) -> Result<Vec<Result<Vec<f64>>>> {
+    let n = match (rho.len(), sigma.len()) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(crate::Error::DimensionMismatch {
+                what: "stack lengths of ρ and σ".into(),
+                left: a,
+                right: b,
+            })
+        }
+        (Some(a), _) | (None, Some(a)) => a,
+        (None, None) => 1,
+    };
+    let dim = rho.dim().max(sigma.dim());
+    let small = dim < SMALL_STACK_BELOW
+        && [rho, sigma].iter().all(|o| match o {
+            Operand::State(s) => s.backend() == crate::spectral::Backend::Auto,
+            Operand::Stack(_) => true,
+        });
+    let items: Vec<usize> = (0..n).collect();
+    let full = |k: usize| {
+        let r = full_operand(rho, "rho", k, tol)?;
+        let s = full_operand(sigma, "sigma", k, tol)?;
+        curve_of(&Pair::new(&r, &s)?, family, alphas)
+    };
+    if !small {
+        return Ok(run(&items, dim, |&k| full(k)));
+    }
+    Ok(run(&items, dim, |&k| {
+        let (dr, ds) = (rho.dim_of(k), sigma.dim_of(k));
+        if dr == ds {
+            crate::spectral::small::with_small_dim!(dr, N => {
+                return small_pair::<N>(rho, sigma, k, family, alphas, tol);
+            }, _ => ());
+        }
+        full(k)
+    }))
+}
+
+/// Pair `k` of [`renyi_stacks`] on the small route (both operands `N × N`).
+fn small_pair<const N: usize>(
+    rho: Operand<'_>,
+    sigma: Operand<'_>,
+    k: usize,
+    family: Family,
+    alphas: &[f64],
+    tol: crate::state::Tolerance,
+) -> Result<Vec<f64>> {
+    let r = small_operand::<N>(rho, "rho", k, tol)?;
+    let s = small_operand::<N>(sigma, "sigma", k, tol)?;
+    let pair = super::small::SmallPair::new(r.state, s.state);
+    // Petz curves: Pair's factorised sum (the one-pair API's values)
+    let kernel = alphas.len() == 1 || family != Family::Petz;
+    let mut out = Vec::with_capacity(alphas.len());
+    for &a in alphas {
+        family.check_alpha(a)?;
+        match if kernel { pair.renyi(family, a)? } else { None } {
+            Some(v) => out.push(v),
+            None => {
+                let (r, s) = (r.validated(), s.validated());
+                return curve_of(&Pair::new(&r, &s)?, family, alphas);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `Pair::renyi` for one order, `Pair::curve` for several (what the one-pair API returns).
+fn curve_of(pair: &Pair, family: Family, alphas: &[f64]) -> Result<Vec<f64>> {
+    if alphas.len() == 1 {
+        Ok(vec![pair.renyi(family, alphas[0])?])
+    } else {
+        pair.curve(family, alphas)
+    }
+}
+
+/// Operand `k` validated into a state; errors name the operand.
+fn full_operand(
+    o: Operand<'_>,
+    what: &str,
+    k: usize,
+    tol: crate::state::Tolerance,
+) -> Result<DensityMatrix> {
+    match o {
+        Operand::State(s) => Ok(s.clone()),
+        Operand::Stack(v) => {
+            DensityMatrix::with_options(v[k].clone(), tol, crate::spectral::Backend::Auto)
+                .map_err(|e| named(what, e))
+        }
+    }
+}
+
+fn named(what: &str, e: crate::Error) -> crate::Error {
+    crate::Error::Parse {
+        what: what.into(),
+        reason: e.to_string(),
+    }
+}
+
+/// One validated side of a small pair: its decomposition on the stack and where it came from (to
+/// build a state where the kernel declines).
+struct SmallSide<'a, const N: usize> {
+    state: super::small::SmallState<N>,
+    origin: Origin<'a>,
+}
+
+enum Origin<'a> {
+    /// The operand's shared state.
+    Shared(&'a DensityMatrix),
+    /// A raw matrix after the checks and symmetrisation (PSD checked too), with its decomposition.
+    Checked(Array2<Complex64>, crate::spectral::Eigen),
+}
+
+impl<const N: usize> SmallSide<'_, N> {
+    /// The validated state.
+    fn validated(&self) -> DensityMatrix {
+        match &self.origin {
+            Origin::Shared(s) => (*s).clone(),
+            Origin::Checked(h, e) => DensityMatrix::from_validated_with_eigen(
+                h.clone(),
+                crate::spectral::Backend::Auto,
+                e.clone(),
+            ),
+        }
+    }
+}
+
+/// Operand `k` on the small route: a shared state's cached decomposition, or for a raw matrix the
+/// checks and symmetrisation (`hermitian_unit_trace`), one decomposition by `Backend::Auto` and the
+/// PSD check from its smallest eigenvalue.
+fn small_operand<'a, const N: usize>(
+    o: Operand<'a>,
+    what: &str,
+    k: usize,
+    tol: crate::state::Tolerance,
+) -> Result<SmallSide<'a, N>> {
+    use crate::spectral::EigenSolver;
+    use crate::state::density::{hermitian_unit_trace, negative_eigenvalue_check};
+    let v = match o {
+        Operand::State(s) => {
+            return Ok(SmallSide {
+                state: super::small::SmallState::from_eigen(s.eigen()?),
+                origin: Origin::Shared(s),
+            })
+        }
+        Operand::Stack(v) => v,
+    };
+    let checked = || -> Result<SmallSide<'a, N>> {
+        let mut h = v[k].clone();
+        let t = hermitian_unit_trace(&mut h, tol)?;
+        let (w, vecs) = crate::spectral::Backend::Auto.eigh(h.view())?;
+        let e = crate::spectral::Eigen::from_parts(w, vecs);
+        let state = super::small::SmallState::from_eigen(&e);
+        negative_eigenvalue_check(state.min_value(), t)?;
+        Ok(SmallSide {
+            state,
+            origin: Origin::Checked(h, e),
+        })
+    };
+    checked().map_err(|e| named(what, e))
+}
+
 /// Validate many matrices as density matrices ([`DensityMatrix::new`]: checks and one
 /// eigendecomposition each), in parallel under the same thread policy.
 pub fn states(matrices: &[Array2<Complex64>]) -> Vec<Result<DensityMatrix>> {
@@ -347,6 +566,113 @@ mod tests {
         });
         assert_eq!(blas_threads(), start);
         set_blas_threads(before);
+    }
+
+    /// `renyi_stacks` from raw matrices returns the one-pair API's values (small route
+    /// below `SMALL_STACK_BELOW`, states above), names the invalid operand, broadcasts a state.
+    #[test]
+    fn renyi_stacks_equal_one_pair_api_and_name_errors() {
+        use crate::state::Tolerance;
+        let _serial = blas_lock();
+        let tol = Tolerance::default();
+        for d in [2, 3, 4, 7, 9] {
+            let pairs = random_pairs(d, 9);
+            let rs: Vec<_> = pairs.iter().map(|(r, _)| r.matrix().clone()).collect();
+            let ss: Vec<_> = pairs.iter().map(|(_, s)| s.matrix().clone()).collect();
+            for family in Family::ALL {
+                for alphas in [
+                    vec![2.0],
+                    vec![0.4],
+                    vec![0.3, 1.0, 2.0, 7.5, f64::INFINITY],
+                ] {
+                    let got = renyi_stacks(
+                        Operand::Stack(&rs),
+                        Operand::Stack(&ss),
+                        family,
+                        &alphas,
+                        tol,
+                    )
+                    .unwrap();
+                    let shared = renyi_stacks(
+                        Operand::Stack(&rs),
+                        Operand::State(&pairs[0].1),
+                        family,
+                        &alphas,
+                        tol,
+                    )
+                    .unwrap();
+                    for (k, (r, s)) in pairs.iter().enumerate() {
+                        let want = |s: &DensityMatrix| {
+                            let p = Pair::new(r, s).unwrap();
+                            if alphas.len() == 1 {
+                                vec![p.renyi(family, alphas[0]).unwrap()]
+                            } else {
+                                p.curve(family, &alphas).unwrap()
+                            }
+                        };
+                        // to a few ulps: `Pair` picks the direct sandwiched route by whether ρ is
+                        // already decomposed (the stack's states are)
+                        let close = |a: &[f64], b: &[f64]| {
+                            a.iter().zip(b).all(|(x, y)| {
+                                x == y || (x - y).abs() <= 1e-14 * x.abs().max(y.abs())
+                            })
+                        };
+                        assert!(
+                            close(got[k].as_ref().unwrap(), &want(s)),
+                            "{family:?} d={d}"
+                        );
+                        assert!(close(shared[k].as_ref().unwrap(), &want(&pairs[0].1)));
+                    }
+                }
+            }
+        }
+        let pairs = random_pairs(2, 4);
+        let mut rs: Vec<_> = pairs.iter().map(|(r, _)| r.matrix().clone()).collect();
+        let ss: Vec<_> = pairs.iter().map(|(_, s)| s.matrix().clone()).collect();
+        rs[1] = rs[1].mapv(|z| z * 2.0); // trace 2
+        rs[2] = ndarray::arr2(&[[1.5, 0.0], [0.0, -0.5]]).mapv(|x| Complex64::new(x, 0.0));
+        let got = renyi_stacks(
+            Operand::Stack(&rs),
+            Operand::Stack(&ss),
+            Family::Sandwiched,
+            &[2.0],
+            tol,
+        )
+        .unwrap();
+        assert!(got[0].is_ok() && got[3].is_ok());
+        let msg = |k: usize| got[k].as_ref().unwrap_err().to_string();
+        assert!(
+            msg(1).starts_with("cannot parse rho:") && msg(1).contains("trace"),
+            "{}",
+            msg(1)
+        );
+        assert!(
+            matches!(&got[2], Err(Error::Parse { what, reason })
+                if what == "rho" && reason.contains("not positive semidefinite: smallest eigenvalue -5.000e-1")),
+            "{}",
+            msg(2)
+        );
+        assert!(matches!(
+            renyi_stacks(
+                Operand::Stack(&rs),
+                Operand::Stack(&ss[..3]),
+                Family::Petz,
+                &[2.0],
+                tol
+            ),
+            Err(Error::DimensionMismatch { .. })
+        ));
+        let bad_alpha = renyi_stacks(
+            Operand::Stack(&ss),
+            Operand::Stack(&ss),
+            Family::Maximal,
+            &[0.0],
+            tol,
+        )
+        .unwrap();
+        assert!(bad_alpha
+            .iter()
+            .all(|r| matches!(r, Err(Error::AlphaOutOfRange { .. }))));
     }
 
     #[test]

@@ -511,6 +511,12 @@ impl<'a> Pair<'a> {
     /// [`PARALLEL_CURVE_FROM`] (rayon, one BLAS thread each — each needs its own eigensolve or SVD,
     /// and side-by-side solves use two cores better than one solve with two BLAS threads).
     fn sandwiched_curve(&self, alphas: &[f64]) -> Result<Vec<f64>> {
+        let other = |a| self.sandwiched(a);
+        if let Some(v) =
+            super::small::curve(self.rho, self.sigma, Family::Sandwiched, alphas, other)?
+        {
+            return Ok(v);
+        }
         if let Some(direct) = self.direct_sandwiched(alphas)? {
             return self.sandwiched_orders(alphas, false, |a| direct.renyi(a));
         }
@@ -571,6 +577,9 @@ impl<'a> Pair<'a> {
     /// `D_α(ρ‖σ)` of `family` at order α (limits at α = 1 and α = ∞ included).
     pub fn renyi(&self, family: Family, alpha: f64) -> Result<f64> {
         family.check_alpha(alpha)?;
+        if let Some(v) = super::small::renyi(self.rho, self.sigma, family, alpha)? {
+            return Ok(v);
+        }
         match family {
             Family::Petz => Ok(self.petz_curve(&[alpha])?[0]),
             Family::Sandwiched => self.sandwiched(alpha),
@@ -586,13 +595,22 @@ impl<'a> Pair<'a> {
         match family {
             Family::Petz => self.petz_curve(alphas),
             Family::Sandwiched => self.sandwiched_curve(alphas),
-            Family::Maximal => alphas.iter().map(|&a| self.renyi(family, a)).collect(),
+            Family::Maximal => {
+                let other = |a| self.maximal(a);
+                if let Some(v) = super::small::curve(self.rho, self.sigma, family, alphas, other)? {
+                    return Ok(v);
+                }
+                alphas.iter().map(|&a| self.renyi(family, a)).collect()
+            }
         }
     }
 
     /// Umegaki relative entropy `D(ρ‖σ) = Tr ρ(ln ρ − ln σ)` (the α → 1 limit of Petz and
     /// sandwiched); +∞ when `supp ρ ⊄ supp σ`.
     pub fn umegaki(&self) -> Result<f64> {
+        if let Some(v) = super::small::umegaki(self.rho, self.sigma)? {
+            return Ok(v);
+        }
         if self.basis()?.supported {
             if let Some(d) = self.petz_factors()?.umegaki() {
                 return Ok(d);

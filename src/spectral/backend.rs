@@ -184,6 +184,12 @@ impl Backend {
         self.resolve(Op::Vectors, d) == Backend::Cuda
     }
 
+    /// Whether [`Backend::Auto`] answers a complex Hermitian solve of dimension `d` with the
+    /// fixed-size Jacobi solver (`spectral::small`, `d <` [`AUTO_JACOBI_BELOW`](super::small::AUTO_JACOBI_BELOW)).
+    fn small_jacobi(self, d: usize) -> bool {
+        self == Backend::Auto && d < super::small::AUTO_JACOBI_BELOW
+    }
+
     /// The concrete backend that runs a call of kind `op` on a `d × d` matrix ([`Backend::Auto`]'s
     /// policy; every other backend is itself).
     fn resolve(self, op: Op, d: usize) -> Backend {
@@ -281,10 +287,16 @@ impl EigenSolver for Backend {
     }
     fn eigh(&self, a: ArrayView2<Complex64>) -> Result<(Array1<f64>, Array2<Complex64>)> {
         check_square(&a)?;
+        if self.small_jacobi(a.nrows()) {
+            return super::small::eigh(a);
+        }
         dispatch!(self, Op::Vectors, a.nrows(), eigh(a))
     }
     fn eigvalsh(&self, a: ArrayView2<Complex64>) -> Result<Array1<f64>> {
         check_square(&a)?;
+        if self.small_jacobi(a.nrows()) {
+            return super::small::eigvalsh(a);
+        }
         dispatch!(self, Op::Values, a.nrows(), eigvalsh(a))
     }
     fn eigh_real(&self, a: ArrayView2<f64>) -> Result<(Array1<f64>, Array2<f64>)> {

@@ -20,6 +20,7 @@ mod graded;
 mod lapack;
 mod nalgebra_backend;
 mod products;
+pub mod small;
 
 #[cfg(feature = "cuda")]
 pub(crate) use backend::gpu_present;

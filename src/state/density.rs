@@ -133,6 +133,19 @@ impl DensityMatrix {
         }
     }
 
+    /// A validated matrix (as [`Self::from_validated`]) whose decomposition `eigen` (computed by
+    /// `backend`) is already known: cached from the start.
+    pub(crate) fn from_validated_with_eigen(
+        h: Array2<Complex64>,
+        backend: Backend,
+        eigen: Eigen,
+    ) -> Self {
+        let state = Self::from_validated(h, backend);
+        // a fresh state: the cache is empty, so `set` cannot fail
+        let _ = state.inner.eigen.set(eigen);
+        state
+    }
+
     /// From a real matrix (e.g. a float64 `.npy` file).
     pub fn from_real(a: Array2<f64>) -> Result<Self> {
         Self::new(a.mapv(|x| Complex64::new(x, 0.0)))

@@ -1,0 +1,460 @@
+//! Small Hermitian eigenproblems (`n ≤` [`SMALL_MAX`]) on fixed-size arrays: cyclic Jacobi.
+//!
+//! LAPACK's and nalgebra's solvers pay fixed costs (workspace queries, heap buffers, reductions to
+//! tridiagonal form) that dominate at `n ≤ 16`. Here the matrix lives in a stack array
+//! ([`SmallMatrix`], row-major, `16 × 16` capacity) and is diagonalised by the cyclic Jacobi method
+//! (Golub & Van Loan, *Matrix Computations*, 4th ed., §8.5): each step is one complex plane rotation
+//! that zeroes an off-diagonal pair `(p, q)`. For `n = 2` one rotation is the whole algorithm, so
+//! this is the closed form of the `2 × 2` Hermitian eigenproblem, computed stably:
+//! with `g = a_pq = |g| e^{iφ}`, `θ = (a_qq − a_pp)/(2|g|)`, `t = sign θ / (|θ| + √(1+θ²))`
+//! (the smaller root of `t² + 2θt − 1 = 0`, no cancellation), `c = 1/√(1+t²)`, `s = t c`, the
+//! eigenvalues are `a_pp − t|g|` and `a_qq + t|g|` and the rotation
+//! `R = [[c, s e^{iφ}], [−s e^{−iφ}, c]]` holds the eigenvectors (`R† A R` diagonal).
+//!
+//! **Accuracy** (the derivation in `docs/divergences.md`, "small_jacobi"). Every rotation is
+//! applied in a backward-stable way, so the computed eigenvalues are exact for `A + E` with
+//! `‖E‖₂ ≤ c n ε ‖A‖₂` after the `O(log n)` sweeps needed — the same absolute bound as LAPACK's
+//! `zheevd` (Wilkinson; Golub & Van Loan §8.5.5), which is what the zero threshold
+//! `16 d ε λ_max` (`super::zero_threshold`) is built on. The stopping rule of Demmel & Veselić
+//! ("Jacobi's method is more accurate than QR", SIAM J. Matrix Anal. Appl. 13 (1992), 1204–1245)
+//! — a pair is left alone only when `|a_pq| ≤ ε √(|a_pp a_qq|)` — makes the method also
+//! *relatively* accurate for positive definite matrices with a well-conditioned scaled matrix
+//! `D^{−1/2} A D^{−1/2}` (`D = diag A`), which is more than LAPACK promises. The tests compare
+//! against LAPACK on ill-conditioned, rank-deficient, degenerate and nearly degenerate inputs.
+//!
+//! Used by [`Backend::Auto`](super::Backend::Auto) below [`AUTO_JACOBI_BELOW`] and by the
+//! allocation-free small-pair kernel of `divergence::small`.
+
+// Index loops: the kernels read entries `m[i][j]` and their mirrors `m[j][i]` together.
+#![allow(clippy::needless_range_loop)]
+
+use crate::error::{Error, Result};
+use ndarray::{Array1, Array2, ArrayView2};
+use num_complex::Complex64;
+
+/// Largest dimension of the fixed-size solver (its arrays are `[[_; N]; N]`, `N ≤ 16`).
+pub const SMALL_MAX: usize = 16;
+
+/// [`Backend::Auto`](super::Backend::Auto) uses this Jacobi solver for complex Hermitian
+/// decompositions (full and values only) of dimension below this (docs/PERFORMANCE.md, "Small
+/// states": measured against nalgebra and LAPACK).
+pub const AUTO_JACOBI_BELOW: usize = 4;
+
+/// Sweeps after which the method gives up (quadratic convergence needs ≈ 5–8 at `n = 16`).
+const MAX_SWEEPS: usize = 40;
+
+/// A complex `N × N` matrix on the stack (row-major: `m[i][j]`).
+pub type Mat<const N: usize> = [[Complex64; N]; N];
+
+/// The `N × N` zero matrix.
+pub fn zeros<const N: usize>() -> Mat<N> {
+    [[Complex64::new(0.0, 0.0); N]; N]
+}
+
+/// Eigenvalues (ascending) and, when asked for, eigenvectors (columns) of an `N × N` matrix.
+#[derive(Clone, Copy, Debug)]
+pub struct SmallEigen<const N: usize> {
+    /// `λ_0 ≤ … ≤ λ_{N−1}`.
+    pub values: [f64; N],
+    /// Column `k` (`vectors[·][k]`) is the eigenvector of `values[k]` (the identity when vectors
+    /// were not asked for).
+    pub vectors: Mat<N>,
+}
+
+/// Call `$body` with `$n` as the constant `$N` for `1 ≤ $n ≤ 16`, else evaluate `$other`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! with_small_dim {
+    ($n:expr, $N:ident => $body:expr, _ => $other:expr) => {
+        match $n {
+            1 => {
+                const $N: usize = 1;
+                $body
+            }
+            2 => {
+                const $N: usize = 2;
+                $body
+            }
+            3 => {
+                const $N: usize = 3;
+                $body
+            }
+            4 => {
+                const $N: usize = 4;
+                $body
+            }
+            5 => {
+                const $N: usize = 5;
+                $body
+            }
+            6 => {
+                const $N: usize = 6;
+                $body
+            }
+            7 => {
+                const $N: usize = 7;
+                $body
+            }
+            8 => {
+                const $N: usize = 8;
+                $body
+            }
+            9 => {
+                const $N: usize = 9;
+                $body
+            }
+            10 => {
+                const $N: usize = 10;
+                $body
+            }
+            11 => {
+                const $N: usize = 11;
+                $body
+            }
+            12 => {
+                const $N: usize = 12;
+                $body
+            }
+            13 => {
+                const $N: usize = 13;
+                $body
+            }
+            14 => {
+                const $N: usize = 14;
+                $body
+            }
+            15 => {
+                const $N: usize = 15;
+                $body
+            }
+            16 => {
+                const $N: usize = 16;
+                $body
+            }
+            _ => $other,
+        }
+    };
+}
+pub use with_small_dim;
+
+/// The Jacobi rotation that zeroes `(p, q)` of a Hermitian matrix: `(c, s·e^{iφ}, t)`.
+#[inline]
+fn rotation(app: f64, aqq: f64, g: Complex64, abs: f64) -> (f64, Complex64, f64) {
+    let theta = (aqq - app) / (2.0 * abs);
+    // t = sign θ/(|θ| + √(1+θ²)); for huge θ, 1/(2θ) (θ² would overflow)
+    let t = if theta.abs() > 1e150 {
+        0.5 / theta
+    } else {
+        theta.signum() / (theta.abs() + (1.0 + theta * theta).sqrt())
+    };
+    let c = 1.0 / (1.0 + t * t).sqrt();
+    let phase = g / abs;
+    (c, phase * (t * c), t)
+}
+
+/// Eigendecomposition of the Hermitian `a` (the lower triangle is read; the upper is taken as its
+/// conjugate) by cyclic Jacobi; `vectors = false` skips the accumulation of the rotations.
+///
+/// Errors: a non-finite entry, or no convergence within 40 sweeps ([`Error::Eigensolver`]).
+pub fn eigh_fixed<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<SmallEigen<N>> {
+    let mut m = *a;
+    for i in 0..N {
+        for j in 0..i {
+            let z = m[i][j];
+            if !(z.re.is_finite() && z.im.is_finite()) {
+                return Err(non_finite());
+            }
+            m[j][i] = z.conj();
+        }
+        let d = m[i][i].re;
+        if !d.is_finite() {
+            return Err(non_finite());
+        }
+        m[i][i] = Complex64::new(d, 0.0);
+    }
+    let mut v = zeros::<N>();
+    for (i, row) in v.iter_mut().enumerate() {
+        row[i] = Complex64::new(1.0, 0.0);
+    }
+    let eps = f64::EPSILON;
+    let mut converged = N < 2;
+    for _ in 0..MAX_SWEEPS {
+        if converged {
+            break;
+        }
+        let mut rotated = false;
+        for p in 0..N {
+            for q in p + 1..N {
+                let g = m[p][q];
+                let (app, aqq) = (m[p][p].re, m[q][q].re);
+                // Demmel–Veselić: negligible relative to the diagonal (or exactly zero), compared
+                // in squares (|g|² overflows only beyond 1e154: then hypot)
+                let abs2 = g.norm_sqr();
+                if abs2 <= eps * eps * (app * aqq).abs() || abs2 == 0.0 {
+                    continue;
+                }
+                let abs = if abs2.is_finite() && abs2 >= f64::MIN_POSITIVE {
+                    abs2.sqrt()
+                } else {
+                    g.norm()
+                };
+                if abs <= eps * (app.abs() * aqq.abs()).sqrt() || abs < f64::MIN_POSITIVE {
+                    continue;
+                }
+                rotated = true;
+                let (c, se, t) = rotation(app, aqq, g, abs);
+                let sec = se.conj();
+                for k in 0..N {
+                    if k == p || k == q {
+                        continue;
+                    }
+                    let (akp, akq) = (m[k][p], m[k][q]);
+                    let np = akp * c - akq * sec;
+                    let nq = akp * se + akq * c;
+                    m[k][p] = np;
+                    m[p][k] = np.conj();
+                    m[k][q] = nq;
+                    m[q][k] = nq.conj();
+                }
+                m[p][p] = Complex64::new(app - t * abs, 0.0);
+                m[q][q] = Complex64::new(aqq + t * abs, 0.0);
+                m[p][q] = Complex64::new(0.0, 0.0);
+                m[q][p] = Complex64::new(0.0, 0.0);
+                if vectors {
+                    for row in v.iter_mut() {
+                        let (vkp, vkq) = (row[p], row[q]);
+                        row[p] = vkp * c - vkq * sec;
+                        row[q] = vkp * se + vkq * c;
+                    }
+                }
+            }
+        }
+        converged = !rotated;
+    }
+    if !converged {
+        return Err(Error::Eigensolver {
+            backend: "jacobi",
+            reason: format!("no convergence within {MAX_SWEEPS} sweeps"),
+        });
+    }
+    // ascending order (insertion sort of at most 16 values, vectors permuted alike)
+    let mut values = [0.0; N];
+    let mut order = [0usize; N];
+    for k in 0..N {
+        values[k] = m[k][k].re;
+        order[k] = k;
+    }
+    for k in 1..N {
+        let mut j = k;
+        while j > 0 && values[j - 1] > values[j] {
+            values.swap(j - 1, j);
+            order.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    if vectors && order.iter().enumerate().any(|(k, &o)| k != o) {
+        let mut sorted = zeros::<N>();
+        for (dst, src) in sorted.iter_mut().zip(&v) {
+            for k in 0..N {
+                dst[k] = src[order[k]];
+            }
+        }
+        v = sorted;
+    }
+    Ok(SmallEigen { values, vectors: v })
+}
+
+fn non_finite() -> Error {
+    Error::Eigensolver {
+        backend: "jacobi",
+        reason: "non-finite entry".into(),
+    }
+}
+
+/// A copy of a square view as an `N × N` array (`a` must be `N × N`).
+pub fn from_view<const N: usize>(a: &ArrayView2<Complex64>) -> Mat<N> {
+    let mut m = zeros::<N>();
+    for (i, row) in m.iter_mut().enumerate() {
+        for (j, z) in row.iter_mut().enumerate() {
+            *z = a[[i, j]];
+        }
+    }
+    m
+}
+
+/// The `EigenSolver::eigh` of this solver on an ndarray view (`1 ≤ n ≤ 16`).
+pub(crate) fn eigh(a: ArrayView2<Complex64>) -> Result<(Array1<f64>, Array2<Complex64>)> {
+    with_small_dim!(a.nrows(), N => {
+        let e = eigh_fixed::<N>(&from_view::<N>(&a), true)?;
+        Ok((
+            Array1::from_iter(e.values),
+            Array2::from_shape_fn((N, N), |(i, j)| e.vectors[i][j]),
+        ))
+    }, _ => Err(too_large()))
+}
+
+/// The `EigenSolver::eigvalsh` of this solver on an ndarray view (`1 ≤ n ≤ 16`).
+pub(crate) fn eigvalsh(a: ArrayView2<Complex64>) -> Result<Array1<f64>> {
+    with_small_dim!(a.nrows(), N => {
+        Ok(Array1::from_iter(eigh_fixed::<N>(&from_view::<N>(&a), false)?.values))
+    }, _ => Err(too_large()))
+}
+
+fn too_large() -> Error {
+    Error::Eigensolver {
+        backend: "jacobi",
+        reason: format!(
+            "the fixed-size Jacobi solver takes square matrices from 1×1 to {SMALL_MAX}×{SMALL_MAX}"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    fn c(re: f64, im: f64) -> Complex64 {
+        Complex64::new(re, im)
+    }
+
+    /// `‖A V − V Λ‖_max` and `‖V†V − I‖_max`.
+    fn residuals(a: &Array2<Complex64>, w: &Array1<f64>, v: &Array2<Complex64>) -> (f64, f64) {
+        let n = a.nrows();
+        let (mut res, mut orth) = (0.0f64, 0.0f64);
+        for i in 0..n {
+            for k in 0..n {
+                let av: Complex64 = (0..n).map(|j| a[[i, j]] * v[[j, k]]).sum();
+                res = res.max((av - v[[i, k]] * w[k]).norm());
+                let g: Complex64 = (0..n).map(|j| v[[j, i]].conj() * v[[j, k]]).sum();
+                orth = orth.max((g - if i == k { 1.0 } else { 0.0 }).norm());
+            }
+        }
+        (res, orth)
+    }
+
+    fn two(d0: f64, d1: f64, g: Complex64) -> Array2<Complex64> {
+        ndarray::arr2(&[[c(d0, 0.0), g.conj()], [g, c(d1, 0.0)]])
+    }
+
+    #[test]
+    fn small_jacobi_two_by_two_closed_form() {
+        // [[2, 1−i], [1+i, 3]]: λ = (5 ± √(1 + 8))/2 = 1, 4
+        let a = two(2.0, 3.0, c(1.0, 1.0));
+        let (w, v) = eigh(a.view()).unwrap();
+        assert!((w[0] - 1.0).abs() < 4.0 * f64::EPSILON);
+        assert!((w[1] - 4.0).abs() < 8.0 * f64::EPSILON);
+        let (res, orth) = residuals(&a, &w, &v);
+        assert!(res < 8.0 * f64::EPSILON && orth < 4.0 * f64::EPSILON);
+        // diagonal, degenerate, tiny and huge off-diagonal inputs
+        for (d0, d1, g) in [
+            (0.3, 0.7, c(0.0, 0.0)),
+            (0.7, 0.3, c(0.0, 0.0)),
+            (0.5, 0.5, c(0.0, 1e-300)),
+            (0.5, 0.5, c(0.25, 0.0)),
+            (1.0, 1e-300, c(1e-160, 1e-160)),
+            (1e300, -1e300, c(1e-10, 0.0)),
+        ] {
+            let a = two(d0, d1, g);
+            let (w, v) = eigh(a.view()).unwrap();
+            let (res, orth) = residuals(&a, &w, &v);
+            let norm = d0.abs().max(d1.abs()).max(g.norm());
+            assert!(res <= 8.0 * f64::EPSILON * norm, "{d0} {d1} {g}: {res}");
+            assert!(orth <= 4.0 * f64::EPSILON);
+            assert!(((w[0] + w[1]) - (d0 + d1)).abs() <= 4.0 * f64::EPSILON * norm);
+            assert!(w[0] <= w[1]);
+        }
+    }
+
+    #[test]
+    fn small_jacobi_rejects_non_finite_and_oversized() {
+        let mut a = Array2::from_elem((3, 3), c(1.0, 0.0));
+        a[[2, 1]] = c(f64::NAN, 0.0);
+        assert!(eigvalsh(a.view()).is_err());
+        assert!(eigh(a.view()).is_err());
+        let big = Array2::<Complex64>::zeros((17, 17));
+        assert!(eigvalsh(big.view()).is_err());
+        assert!(eigvalsh(Array2::<Complex64>::zeros((0, 0)).view()).is_err());
+    }
+
+    /// Random Hermitian matrices `U diag(λ) U†` with prescribed spectra (graded, rank-deficient,
+    /// degenerate, nearly degenerate, indefinite): every computed eigenvalue within `8 n ε ‖A‖`
+    /// of the prescribed one (LAPACK's absolute bound), residual and orthogonality at rounding level.
+    #[test]
+    fn small_jacobi_meets_the_backward_stable_bound() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for case in 0..600 {
+            let n = 1 + case % SMALL_MAX;
+            let mut lam: Vec<f64> = (0..n)
+                .map(|k| match case % 6 {
+                    0 => rng.random::<f64>(),
+                    1 => 10f64.powf(-14.0 * rng.random::<f64>()),
+                    2 => {
+                        if k < n / 2 {
+                            0.0
+                        } else {
+                            rng.random::<f64>()
+                        }
+                    }
+                    3 => 0.5,
+                    4 => 0.5 + 1e-13 * k as f64,
+                    _ => rng.random::<f64>() - 0.5,
+                })
+                .collect();
+            let u = crate::state::haar_unitary(n, &mut rng);
+            let a = Array2::from_shape_fn((n, n), |(i, j)| {
+                (0..n).map(|k| u[[i, k]] * lam[k] * u[[j, k]].conj()).sum()
+            });
+            let (w, v) = eigh(a.view()).unwrap();
+            lam.sort_by(f64::total_cmp);
+            let norm = lam.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+            let tol = 8.0 * n as f64 * f64::EPSILON * norm.max(f64::MIN_POSITIVE);
+            for (got, want) in w.iter().zip(&lam) {
+                assert!((got - want).abs() <= tol, "case {case}: {got} vs {want}");
+            }
+            let (res, orth) = residuals(&a, &w, &v);
+            assert!(res <= tol, "case {case}: residual {res}");
+            assert!(
+                orth <= 8.0 * n as f64 * f64::EPSILON,
+                "case {case}: orthogonality {orth}"
+            );
+            assert_eq!(eigvalsh(a.view()).unwrap(), w);
+        }
+    }
+
+    /// Against LAPACK `zheevd` on the same matrices: eigenvalues within the sum of both solvers'
+    /// absolute bounds, and on a graded positive definite matrix Jacobi's small eigenvalues keep
+    /// their relative accuracy.
+    #[cfg(feature = "openblas")]
+    #[test]
+    fn small_jacobi_agrees_with_lapack() {
+        use crate::spectral::{Backend, EigenSolver};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+        for case in 0..200 {
+            let n = 2 + case % (SMALL_MAX - 1);
+            let x = Array2::from_shape_fn((n, n), |_| {
+                c(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5)
+            });
+            let h = &x + &x.t().mapv(|z| z.conj());
+            let lap = Backend::Lapack.eigvalsh(h.view()).unwrap();
+            let jac = eigvalsh(h.view()).unwrap();
+            let norm = lap.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+            for (a, b) in jac.iter().zip(&lap) {
+                assert!(
+                    (a - b).abs() <= 32.0 * n as f64 * f64::EPSILON * norm,
+                    "case {case}"
+                );
+            }
+        }
+        // graded: D H D with D = diag(1, 1e-5, 1e-10) and H well conditioned: the product of the
+        // eigenvalues (the determinant) to relative accuracy
+        let h = ndarray::arr2(&[[1.0, 0.5, 0.25], [0.5, 1.0, 0.5], [0.25, 0.5, 1.0]]);
+        let dg = [1.0, 1e-5, 1e-10];
+        let a = Array2::from_shape_fn((3, 3), |(i, j)| c(h[[i, j]] * dg[i] * dg[j], 0.0));
+        let w = eigvalsh(a.view()).unwrap();
+        let det_h = 1.0 * (1.0 - 0.25) - 0.5 * (0.5 - 0.125) + 0.25 * (0.25 - 0.25);
+        let det = det_h * (dg[0] * dg[1] * dg[2]).powi(2);
+        let prod: f64 = w.iter().product();
+        assert!((prod - det).abs() <= 1e-13 * det, "{prod} vs {det}");
+    }
+}

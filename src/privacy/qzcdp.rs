@@ -16,7 +16,7 @@
 //! `ψ(α) = (α − 1)D_α` is convex on `(1, ∞)` for all three families, so its secant through the
 //! ends bounds it above, with an excess second order in `b − a` (a `1e-6` fit with an interior
 //! maximiser takes tens of evaluations, where first-order bounds took thousands). The split
-//! points of up to [`FIT_BATCH`] intervals are evaluated together as one α-curve
+//! points of up to `FIT_BATCH` (4) intervals are evaluated together as one α-curve
 //! ([`Pair::curve`]: sandwiched orders in parallel). The returned `ρ` is the largest bound of the
 //! certified cover ([`FitResult::cover`]), within a relative tolerance (default `1e-6`) of the
 //! best value found, or as close as the numerical slack allows; the maximising α is reported

@@ -2,7 +2,7 @@
 //!
 //! LAPACK's and nalgebra's solvers pay fixed costs (workspace queries, heap buffers, reductions to
 //! tridiagonal form) that dominate at `n ≤ 16`. Here the matrix lives in a stack array
-//! ([`SmallMatrix`], row-major, `16 × 16` capacity) and is diagonalised by the cyclic Jacobi method
+//! (`[[Complex64; N]; N]`, a const-generic size up to 16) and is diagonalised by the cyclic Jacobi method
 //! (Golub & Van Loan, *Matrix Computations*, 4th ed., §8.5): each step is one complex plane rotation
 //! that zeroes an off-diagonal pair `(p, q)`. For `n = 2` one rotation is the whole algorithm, so
 //! this is the closed form of the `2 × 2` Hermitian eigenproblem, computed stably:

@@ -15,6 +15,7 @@
 //!   one triangle over column blocks of `C` (half the flops of a gemm, `n·k` extra memory).
 
 use crate::error::{Error, Result};
+use crate::spectral::lapack::{dim_i32, lapack_error};
 use ndarray::{s, Array1, Array2, ArrayView2, ShapeBuilder};
 
 /// From this dimension on, values-only solves use the two-stage reduction (`dsyevd_2stage`).
@@ -27,22 +28,6 @@ pub const TWO_STAGE_FROM: usize = 2048;
 
 /// Columns of `C` per `dsyrk` update in [`sandwich_in_place`] (the scaled block is `n × 256`).
 const UPDATE_BLOCK: usize = 256;
-
-fn lapack_error(routine: &'static str, info: i32) -> Error {
-    Error::Eigensolver {
-        backend: routine,
-        reason: if info < 0 {
-            format!("argument {} had an illegal value", -info)
-        } else {
-            format!("failed to converge (info = {info})")
-        },
-    }
-}
-
-fn dim_i32(n: usize) -> Result<i32> {
-    i32::try_from(n)
-        .map_err(|_| Error::invalid("dimension", n as f64, "too large for 32-bit LAPACK"))
-}
 
 fn work_len(routine: &'static str, q: f64) -> Result<usize> {
     if q.is_finite() && q >= 1.0 && q < i32::MAX as f64 {

@@ -22,7 +22,8 @@ fn col_major<T: Copy>(a: &ArrayView2<T>) -> Vec<T> {
     a.t().iter().copied().collect()
 }
 
-fn lapack_error(routine: &'static str, info: i32) -> Error {
+/// The typed error for a LAPACK `info ≠ 0`.
+pub(crate) fn lapack_error(routine: &'static str, info: i32) -> Error {
     Error::Eigensolver {
         backend: routine,
         reason: if info < 0 {
@@ -33,7 +34,8 @@ fn lapack_error(routine: &'static str, info: i32) -> Error {
     }
 }
 
-fn dim_i32(n: usize) -> Result<i32> {
+/// A dimension as LAPACK's 32-bit integer, or a typed error.
+pub(crate) fn dim_i32(n: usize) -> Result<i32> {
     i32::try_from(n)
         .map_err(|_| Error::invalid("dimension", n as f64, "too large for 32-bit LAPACK"))
 }

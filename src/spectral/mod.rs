@@ -17,7 +17,7 @@ pub mod cuda;
 mod faer_backend;
 mod graded;
 #[cfg(feature = "openblas")]
-mod lapack;
+pub(crate) mod lapack;
 mod nalgebra_backend;
 mod products;
 pub mod small;

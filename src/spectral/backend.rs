@@ -185,9 +185,10 @@ impl Backend {
     }
 
     /// Whether [`Backend::Auto`] answers a complex Hermitian solve of dimension `d` with the
-    /// fixed-size Jacobi solver (`spectral::small`, `d <` [`AUTO_JACOBI_BELOW`](super::small::AUTO_JACOBI_BELOW)).
+    /// fixed-size Jacobi solver (`spectral::small`, `1 ≤ d <` [`AUTO_JACOBI_BELOW`](super::small::AUTO_JACOBI_BELOW); the
+    /// empty matrix goes to the general route).
     fn small_jacobi(self, d: usize) -> bool {
-        self == Backend::Auto && d < super::small::AUTO_JACOBI_BELOW
+        self == Backend::Auto && (1..super::small::AUTO_JACOBI_BELOW).contains(&d)
     }
 
     /// The concrete backend that runs a call of kind `op` on a `d × d` matrix ([`Backend::Auto`]'s

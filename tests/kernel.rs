@@ -291,6 +291,7 @@ proptest! {
 /// `c·n·ε·‖M_γ‖` of the other's, so the divergences may differ by rounding only; the bound
 /// `1e-10·max(1, |D|)` is 100× the largest difference measured (docs/kernel.md § cost).
 #[test]
+#[cfg(feature = "openblas")] // the in-place route is LAPACK's; without it there is only the generic one
 fn kernel_divergence_in_place_route_matches_generic_route() {
     let k = Kernel::new(KernelKind::Rbf, 3.0).unwrap();
     for (seed, (n, m, d), alphas, lambdas) in [

@@ -128,6 +128,7 @@ const ALPHAS: [f64; 16] = [
 /// every family at α from 1e-3 to 1e6 and ∞, on ill-conditioned, rank-deficient, identical and
 /// nearly degenerate pairs; `+∞` exactly where LAPACK's route says so.
 #[test]
+#[cfg(feature = "openblas")] // LAPACK is the reference route
 fn small_kernel_within_documented_bounds() {
     let mut checked = 0;
     for d in [2usize, 3, 4, 5, 8, 12, 16] {
@@ -188,6 +189,7 @@ fn small_kernel_within_documented_bounds() {
 /// no heap allocation — Petz (any order) and Umegaki at d ≤ 8 (`divergence::small::SMALL_PAIR_MAX`),
 /// and below d = 4 (`spectral::small::AUTO_JACOBI_BELOW`) also sandwiched α > 1 and maximal α ≥ 1.
 #[test]
+#[cfg(feature = "openblas")] // the kernel serves Backend::Auto, the default backend only with LAPACK
 fn small_kernel_allocates_nothing() {
     for d in [2usize, 3, 4, 5, 8] {
         let (rho, sigma) = {

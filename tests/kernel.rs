@@ -314,13 +314,18 @@ fn kernel_divergence_in_place_route_matches_generic_route() {
                 k.gram_sym(y.view()).unwrap(),
             )
         };
-        let fast = KernelDivergence::from_samples(x.view(), y.view(), &k).unwrap();
-        let (kxx, kxy, kyy) = blocks();
-        let fast_gram = KernelDivergence::from_gram(kxx, kxy, kyy).unwrap();
-        let (kxx, kxy, kyy) = blocks();
-        let generic =
-            KernelDivergence::from_gram_with(kxx, kxy, kyy, qrenyi::spectral::Backend::Lapack)
-                .unwrap();
+        // one BLAS thread for the three constructions: bitwise equality of the K_YY spectra needs
+        // the same thread count in each (other tests change the process-global count)
+        let (fast, fast_gram, generic) = qrenyi::spectral::with_single_blas_thread(|| {
+            let fast = KernelDivergence::from_samples(x.view(), y.view(), &k).unwrap();
+            let (kxx, kxy, kyy) = blocks();
+            let fast_gram = KernelDivergence::from_gram(kxx, kxy, kyy).unwrap();
+            let (kxx, kxy, kyy) = blocks();
+            let generic =
+                KernelDivergence::from_gram_with(kxx, kxy, kyy, qrenyi::spectral::Backend::Lapack)
+                    .unwrap();
+            (fast, fast_gram, generic)
+        });
         // the decomposition of K_YY is the same LAPACK call on the same numbers
         assert_eq!(fast.sigma_spectrum(), generic.sigma_spectrum());
         assert_eq!(fast_gram.sigma_spectrum(), generic.sigma_spectrum());

@@ -6,9 +6,12 @@
 //! * [`congruence`] `V† H V` for Hermitian `H` — one `zhemm` and one `zgemm`, reading `H` in
 //!   place (no transposed copy), made exactly Hermitian.
 //!
-//! With the `openblas` feature both call CBLAS on column-major data (eigenvectors from LAPACK
-//! already are; any other layout is copied once). Without it they fall back to ndarray's
-//! pure-Rust products.
+//! With the `openblas` feature they call CBLAS on column-major data (eigenvectors from LAPACK
+//! already are; any other layout is copied once) — except small products, every dimension
+//! `≤ SMALL_PRODUCT_MAX` = 7 (ndarray's own BLAS cutoff), which stay in pure Rust: a BLAS call
+//! costs more than such a product, and OpenBLAS 0.3.21 takes a global mutex per call (its work
+//! buffer table), which queues many threads evaluating small problems side by side (verify).
+//! Without `openblas` they are ndarray's pure-Rust products.
 
 use ndarray::{Array2, ArrayView2};
 use num_complex::Complex64;
@@ -28,12 +31,20 @@ pub fn adjoint_times(a: &ArrayView2<Complex64>, b: &ArrayView2<Complex64>) -> Ar
         b.nrows(),
         b.ncols()
     );
-    imp::adjoint_times(a, b)
+    if small(&[a.nrows(), a.ncols(), b.ncols()]) {
+        pure::adjoint_times(a, b)
+    } else {
+        imp::adjoint_times(a, b)
+    }
 }
 
 /// `C C†` for `C` of shape `n × k`, exactly Hermitian (lower triangle computed, upper mirrored).
 pub fn gram(c: &ArrayView2<Complex64>) -> Array2<Complex64> {
-    imp::gram(c)
+    if small(&[c.nrows(), c.ncols()]) {
+        pure::gram(c)
+    } else {
+        imp::gram(c)
+    }
 }
 
 /// The congruence `V† H V` of a Hermitian `H` (`d × d`, only its values as a Hermitian matrix
@@ -52,7 +63,11 @@ pub fn congruence(v: &ArrayView2<Complex64>, h: &ArrayView2<Complex64>) -> Array
         v.nrows(),
         v.ncols()
     );
-    let mut m = imp::congruence(v, h);
+    let mut m = if small(&[v.nrows(), v.ncols()]) {
+        pure::congruence(v, h)
+    } else {
+        imp::congruence(v, h)
+    };
     let n = m.nrows();
     for i in 0..n {
         m[[i, i]].im = 0.0;
@@ -63,6 +78,15 @@ pub fn congruence(v: &ArrayView2<Complex64>, h: &ArrayView2<Complex64>) -> Array
         }
     }
     m
+}
+
+/// Largest dimension of a product computed in pure Rust in every build: ndarray's `dot` itself
+/// uses matrixmultiply (no BLAS) when every dimension is at most 7.
+pub(crate) const SMALL_PRODUCT_MAX: usize = 7;
+
+/// Whether every dimension is at most [`SMALL_PRODUCT_MAX`] (pure-Rust product).
+fn small(dims: &[usize]) -> bool {
+    cfg!(feature = "openblas") && dims.iter().all(|&n| n <= SMALL_PRODUCT_MAX)
 }
 
 /// Fill the upper triangle from the lower one and zero the imaginary part of the diagonal.
@@ -223,7 +247,10 @@ mod imp {
 }
 
 #[cfg(not(feature = "openblas"))]
-mod imp {
+use pure as imp;
+
+/// ndarray's products (matrixmultiply below ndarray's BLAS cutoff, or without `openblas`).
+mod pure {
     use super::mirror_lower;
     use ndarray::{Array2, ArrayView2};
     use num_complex::Complex64;

@@ -318,6 +318,50 @@ mod tests {
         );
     }
 
+    /// `A†B` by the definition (a triple loop), independent of ndarray's `dot` and of BLAS.
+    fn naive_adjoint_times(a: &Array2<Complex64>, b: &Array2<Complex64>) -> Array2<Complex64> {
+        Array2::from_shape_fn((a.ncols(), b.ncols()), |(i, j)| {
+            (0..a.nrows()).map(|r| a[[r, i]].conj() * b[[r, j]]).sum()
+        })
+    }
+
+    /// Both sides of the small-product cutoff (pure Rust up to `SMALL_PRODUCT_MAX`, CBLAS above
+    /// with `openblas`) give the defined products, in C and Fortran layouts.
+    #[test]
+    fn products_agree_with_the_definition_across_the_small_cutoff() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let fortran = |m: &Array2<Complex64>| {
+            let mut f = Array2::zeros(m.raw_dim().f());
+            f.assign(m);
+            f
+        };
+        let c = SMALL_PRODUCT_MAX;
+        for (k, m, n) in [
+            (c, c, c),
+            (c + 1, c, c),
+            (c, c + 1, 2),
+            (2, 3, c + 1),
+            (c + 5, c + 2, c + 3),
+        ] {
+            let a = ginibre(k, m, &mut rng);
+            let b = ginibre(k, n, &mut rng);
+            let want = naive_adjoint_times(&a, &b);
+            for (x, y) in [(a.clone(), b.clone()), (fortran(&a), fortran(&b))] {
+                assert!(max_diff(&adjoint_times(&x.view(), &y.view()), &want) < 1e-12);
+            }
+            let g = gram(&dagger(&b.view()).view());
+            assert!(max_diff(&g, &naive_adjoint_times(&b, &b)) < 1e-12);
+            let x = ginibre(k, k, &mut rng);
+            let h = &x + &dagger(&x.view());
+            let hv =
+                Array2::from_shape_fn((k, m), |(i, j)| (0..k).map(|r| h[[i, r]] * a[[r, j]]).sum());
+            let want = naive_adjoint_times(&a, &hv);
+            for (v, hh) in [(a.clone(), h.clone()), (fortran(&a), fortran(&h))] {
+                assert!(max_diff(&congruence(&v.view(), &hh.view()), &want) < 1e-11);
+            }
+        }
+    }
+
     #[test]
     fn congruence_matches_explicit_product_in_every_layout() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(6);

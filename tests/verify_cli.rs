@@ -295,5 +295,75 @@ fn reports_do_not_depend_on_the_thread_count() {
     assert_eq!(one.len(), 3);
     assert_eq!(one[0]["lemma"], "petz-below-sandwiched");
     assert_eq!(one[0]["status"], "refuted");
+    assert_eq!(one, run("2"));
     assert_eq!(one, run("4"));
+}
+
+/// `--trials-factor K`: each statement runs K times its own default trials (the report records
+/// them), the same reports with 1 and 2 workers; conflicts with `--trials`; K = 0 is an error.
+#[test]
+fn trials_factor_multiplies_each_statement_default() {
+    let defaults: Vec<(String, u64)> = {
+        let (code, out, err) = qrenyi(&["verify", "--list", "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["name"].as_str().unwrap().to_string(),
+                    s["default_trials"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let default_of = |name: &str| defaults.iter().find(|d| d.0 == name).unwrap().1;
+    let run = |threads: &str| {
+        let (code, out, err) = qrenyi(&[
+            "verify",
+            "--lemma",
+            "smooth-theorem20-quantum",
+            "--lemma",
+            "identical-states",
+            "--trials-factor",
+            "2",
+            "--restarts",
+            "2",
+            "--max-dim",
+            "2",
+            "--json",
+            "--no-save",
+            "--threads",
+            threads,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let mut r = reports(&out);
+        for x in &mut r {
+            x.as_object_mut().unwrap().remove("seconds");
+        }
+        r
+    };
+    let one = run("1");
+    for r in &one {
+        let want = 2 * default_of(r["lemma"].as_str().unwrap());
+        assert_eq!(r["trials"].as_u64(), Some(want), "{r}");
+        assert_eq!(r["run_trials"].as_u64(), Some(want), "{r}");
+    }
+    assert_ne!(one[0]["trials"], one[1]["trials"]);
+    assert_eq!(one, run("2"));
+    let (code, _, err) = qrenyi(&["verify", "--trials", "5", "--trials-factor", "2"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = qrenyi(&[
+        "verify",
+        "--lemma",
+        "kl-nonnegative",
+        "--trials-factor",
+        "0",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("error:") && err.contains("trials-factor"),
+        "{err}"
+    );
 }

@@ -1,4 +1,4 @@
-//! `qrenyi verify [--lemma NAME … | --all] [--trials N] [--seed S] [--max-dim D] [--shard i/n]
+//! `qrenyi verify [--lemma NAME … | --all] [--trials N | --trials-factor K] [--seed S] [--max-dim D] [--shard i/n]
 //! [--json]`, `qrenyi verify --list`, `qrenyi verify --replay FILE`,
 //! `qrenyi verify merge A.json B.json … [--json]`.
 //!
@@ -7,6 +7,7 @@
 //! saved violation is confirmed again, 1 when it is not (e.g. the files were edited, or a fix in
 //! qrenyi changed the margin), 2 on bad input.
 
+use qrenyi::spectral::EigenSolver;
 use qrenyi::verify::{self, Config, Report, SampleContext, Statement};
 use qrenyi::{Error, Result};
 use serde_json::json;
@@ -27,6 +28,10 @@ pub struct Args {
     /// Random trials per statement (default: each statement's own, sized for a < 2 min run).
     #[arg(long)]
     pub trials: Option<usize>,
+    /// Random trials per statement as a multiple K of each statement's default (e.g. 10 for a
+    /// ten-times longer search of every statement).
+    #[arg(long, value_name = "K", conflicts_with = "trials")]
+    pub trials_factor: Option<usize>,
     /// Global seed; a run is a deterministic function of (seed, trials, max-dim, shard).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -130,6 +135,32 @@ pub fn run(args: &Args) -> Result<i32> {
         ..Config::default()
     };
     cfg.validate()?;
+    // each statement's configuration: `--trials-factor K` gives K times its default trials
+    let configs: Vec<Config> = match args.trials_factor {
+        None => vec![cfg.clone(); statements.len()],
+        Some(0) => return Err(Error::invalid("trials-factor", 0.0, "must be at least 1")),
+        Some(k) => statements
+            .iter()
+            .map(|s| {
+                let n = s.default_trials().checked_mul(k).ok_or_else(|| {
+                    Error::invalid(
+                        "trials-factor",
+                        k as f64,
+                        format!(
+                            "{} × {} trials of {} overflows",
+                            k,
+                            s.default_trials(),
+                            s.name()
+                        ),
+                    )
+                })?;
+                Ok(Config {
+                    trials: Some(n),
+                    ..cfg.clone()
+                })
+            })
+            .collect::<Result<_>>()?,
+    };
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(t) = args.threads {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
@@ -150,7 +181,11 @@ pub fn run(args: &Args) -> Result<i32> {
         .build()
         .map_err(|e| Error::invalid("threads", 0.0, e.to_string()))?;
 
-    let total: u64 = statements.iter().map(|s| cfg.work(s.as_ref())).sum();
+    let total: u64 = statements
+        .iter()
+        .zip(&configs)
+        .map(|(s, c)| c.work(s.as_ref()))
+        .sum();
     let bar = super::progress(
         Some(total),
         "{bar:40} {pos}/{len} evaluations  {elapsed}  {msg}",
@@ -168,7 +203,8 @@ pub fn run(args: &Args) -> Result<i32> {
         use rayon::prelude::*;
         statements
             .par_iter()
-            .map(|s| verify::run(s.as_ref(), &cfg, &|k| bar.inc(k)))
+            .zip(&configs)
+            .map(|(s, c)| verify::run(s.as_ref(), c, &|k| bar.inc(k)))
             .collect()
     });
     let mut reports = Vec::new();
@@ -317,7 +353,8 @@ fn replay(path: &std::path::Path, as_json: bool) -> Result<i32> {
         println!("{}", r.lemma);
         println!("  recorded margin        {}", margin_str(r.recorded));
         println!(
-            "  margin (lapack)        {} ± {:.1e}",
+            "  {:<22} {} ± {:.1e}",
+            format!("margin ({})", verify::PRIMARY.name()),
             margin_str(r.margin.value),
             r.margin.error
         );

@@ -6,9 +6,12 @@
 //! * [`congruence`] `V† H V` for Hermitian `H` — one `zhemm` and one `zgemm`, reading `H` in
 //!   place (no transposed copy), made exactly Hermitian.
 //!
-//! With the `openblas` feature both call CBLAS on column-major data (eigenvectors from LAPACK
-//! already are; any other layout is copied once). Without it they fall back to ndarray's
-//! pure-Rust products.
+//! With the `openblas` feature they call CBLAS on column-major data (eigenvectors from LAPACK
+//! already are; any other layout is copied once) — except small products, every dimension
+//! `≤ SMALL_PRODUCT_MAX` = 7 (ndarray's own BLAS cutoff), which stay in pure Rust: a BLAS call
+//! costs more than such a product, and OpenBLAS 0.3.21 takes a global mutex per call (its work
+//! buffer table), which queues many threads evaluating small problems side by side (verify).
+//! Without `openblas` they are ndarray's pure-Rust products.
 
 use ndarray::{Array2, ArrayView2};
 use num_complex::Complex64;
@@ -28,12 +31,20 @@ pub fn adjoint_times(a: &ArrayView2<Complex64>, b: &ArrayView2<Complex64>) -> Ar
         b.nrows(),
         b.ncols()
     );
-    imp::adjoint_times(a, b)
+    if small(&[a.nrows(), a.ncols(), b.ncols()]) {
+        pure::adjoint_times(a, b)
+    } else {
+        imp::adjoint_times(a, b)
+    }
 }
 
 /// `C C†` for `C` of shape `n × k`, exactly Hermitian (lower triangle computed, upper mirrored).
 pub fn gram(c: &ArrayView2<Complex64>) -> Array2<Complex64> {
-    imp::gram(c)
+    if small(&[c.nrows(), c.ncols()]) {
+        pure::gram(c)
+    } else {
+        imp::gram(c)
+    }
 }
 
 /// The congruence `V† H V` of a Hermitian `H` (`d × d`, only its values as a Hermitian matrix
@@ -52,7 +63,11 @@ pub fn congruence(v: &ArrayView2<Complex64>, h: &ArrayView2<Complex64>) -> Array
         v.nrows(),
         v.ncols()
     );
-    let mut m = imp::congruence(v, h);
+    let mut m = if small(&[v.nrows(), v.ncols()]) {
+        pure::congruence(v, h)
+    } else {
+        imp::congruence(v, h)
+    };
     let n = m.nrows();
     for i in 0..n {
         m[[i, i]].im = 0.0;
@@ -63,6 +78,15 @@ pub fn congruence(v: &ArrayView2<Complex64>, h: &ArrayView2<Complex64>) -> Array
         }
     }
     m
+}
+
+/// Largest dimension of a product computed in pure Rust in every build: ndarray's `dot` itself
+/// uses matrixmultiply (no BLAS) when every dimension is at most 7.
+pub(crate) const SMALL_PRODUCT_MAX: usize = 7;
+
+/// Whether every dimension is at most [`SMALL_PRODUCT_MAX`] (pure-Rust product).
+fn small(dims: &[usize]) -> bool {
+    cfg!(feature = "openblas") && dims.iter().all(|&n| n <= SMALL_PRODUCT_MAX)
 }
 
 /// Fill the upper triangle from the lower one and zero the imaginary part of the diagonal.
@@ -223,7 +247,10 @@ mod imp {
 }
 
 #[cfg(not(feature = "openblas"))]
-mod imp {
+use pure as imp;
+
+/// ndarray's products (matrixmultiply below ndarray's BLAS cutoff, or without `openblas`).
+mod pure {
     use super::mirror_lower;
     use ndarray::{Array2, ArrayView2};
     use num_complex::Complex64;
@@ -289,6 +316,50 @@ mod tests {
             adjoint_times(&a.view(), &b.slice(ndarray::s![.., ..0])).dim(),
             (3, 0)
         );
+    }
+
+    /// `A†B` by the definition (a triple loop), independent of ndarray's `dot` and of BLAS.
+    fn naive_adjoint_times(a: &Array2<Complex64>, b: &Array2<Complex64>) -> Array2<Complex64> {
+        Array2::from_shape_fn((a.ncols(), b.ncols()), |(i, j)| {
+            (0..a.nrows()).map(|r| a[[r, i]].conj() * b[[r, j]]).sum()
+        })
+    }
+
+    /// Both sides of the small-product cutoff (pure Rust up to `SMALL_PRODUCT_MAX`, CBLAS above
+    /// with `openblas`) give the defined products, in C and Fortran layouts.
+    #[test]
+    fn products_agree_with_the_definition_across_the_small_cutoff() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let fortran = |m: &Array2<Complex64>| {
+            let mut f = Array2::zeros(m.raw_dim().f());
+            f.assign(m);
+            f
+        };
+        let c = SMALL_PRODUCT_MAX;
+        for (k, m, n) in [
+            (c, c, c),
+            (c + 1, c, c),
+            (c, c + 1, 2),
+            (2, 3, c + 1),
+            (c + 5, c + 2, c + 3),
+        ] {
+            let a = ginibre(k, m, &mut rng);
+            let b = ginibre(k, n, &mut rng);
+            let want = naive_adjoint_times(&a, &b);
+            for (x, y) in [(a.clone(), b.clone()), (fortran(&a), fortran(&b))] {
+                assert!(max_diff(&adjoint_times(&x.view(), &y.view()), &want) < 1e-12);
+            }
+            let g = gram(&dagger(&b.view()).view());
+            assert!(max_diff(&g, &naive_adjoint_times(&b, &b)) < 1e-12);
+            let x = ginibre(k, k, &mut rng);
+            let h = &x + &dagger(&x.view());
+            let hv =
+                Array2::from_shape_fn((k, m), |(i, j)| (0..k).map(|r| h[[i, r]] * a[[r, j]]).sum());
+            let want = naive_adjoint_times(&a, &hv);
+            for (v, hh) in [(a.clone(), h.clone()), (fortran(&a), fortran(&h))] {
+                assert!(max_diff(&congruence(&v.view(), &hh.view()), &want) < 1e-11);
+            }
+        }
     }
 
     #[test]

@@ -255,10 +255,20 @@ mod inf_number {
 use crate::io::json_number as json_num;
 
 /// The backend of the search and of the first evaluation, cross-checked against
-/// [`Backend::Nalgebra`]: LAPACK `zheevd` when built with `openblas` (explicitly, not
-/// `Backend::default()`, whose `Auto` policy would send small matrices to nalgebra too and make
-/// the cross-check compare nalgebra with itself).
-const PRIMARY: Backend = if cfg!(feature = "openblas") {
+/// [`Backend::Nalgebra`] at confirmation: faer's pure-Rust solvers when built with `faer`
+/// (explicitly, not `Backend::default()`, whose `Auto` policy would send small matrices to
+/// nalgebra too and make the cross-check compare nalgebra with itself), else LAPACK `zheevd`, else
+/// nalgebra.
+///
+/// Not LAPACK first: OpenBLAS 0.3.21 (pthreads, the distributions' build) hands every BLAS call
+/// its work buffer from one table behind one global mutex (`blas_memory_alloc`, three lock
+/// acquisitions per call with the matching free); a margin on 4 × 4 states makes 20–60 such calls
+/// (zheevd's internal zhemv/zgemm, zpotrf), so many workers evaluating small margins queue on that
+/// mutex and a run stops scaling near 2× (docs/PERFORMANCE.md, "verify scaling"). faer keeps no
+/// shared state (its parallelism is sequential under the run's single-BLAS pin).
+pub const PRIMARY: Backend = if cfg!(feature = "faer") {
+    Backend::Faer
+} else if cfg!(feature = "openblas") {
     Backend::Lapack
 } else {
     Backend::Nalgebra
@@ -393,15 +403,25 @@ fn run_pinned(
     let mut trials = cfg.shard_trials(cfg.trials_for(s)).peekable();
     while trials.peek().is_some() {
         let chunk: Vec<u64> = trials.by_ref().take(CHUNK).collect();
-        let sampled: Vec<(u64, Option<Margin>)> = chunk
-            .par_iter()
-            .map(|&t| {
-                let m = sample_trial(s, cfg, t).and_then(|inst| eval(s, &inst, PRIMARY));
-                progress(1);
-                (t, m.ok())
+        // tasks of `group` trials each: one progress call per task, not per trial (the
+        // callback's counter is one cache line shared by every worker; cheap margins take
+        // ~2 µs); statements with few, expensive trials keep one trial per task
+        let group = (chunk.len() / 1024).clamp(1, 32);
+        let sampled: Vec<Vec<(u64, Option<Margin>)>> = chunk
+            .par_chunks(group)
+            .map(|ts| {
+                let out: Vec<(u64, Option<Margin>)> = ts
+                    .iter()
+                    .map(|&t| {
+                        let m = sample_trial(s, cfg, t).and_then(|inst| eval(s, &inst, PRIMARY));
+                        (t, m.ok())
+                    })
+                    .collect();
+                progress(ts.len() as u64);
+                out
             })
             .collect();
-        for (t, m) in sampled {
+        for (t, m) in sampled.into_iter().flatten() {
             match m {
                 None => errors += 1,
                 Some(m) if m.value == f64::NEG_INFINITY => infinite += 1,

@@ -75,7 +75,7 @@ pub mod sample;
 
 pub use engine::{
     check_instance, merge, parse_reports, replay, replay_document, run, save_counterexample,
-    trial_seed, Config, Counterexample, Replay, Report, MAX_DIM,
+    trial_seed, Config, Counterexample, Replay, Report, MAX_DIM, PRIMARY,
 };
 pub use instance::{Instance, Item, Scale};
 pub use sample::SampleContext;

@@ -22,8 +22,10 @@
 //! `D^{−1/2} A D^{−1/2}` (`D = diag A`), which is more than LAPACK promises. The tests compare
 //! against LAPACK on ill-conditioned, rank-deficient, degenerate and nearly degenerate inputs.
 //!
-//! Used by [`Backend::Auto`](super::Backend::Auto) below [`AUTO_JACOBI_BELOW`] and by the
-//! allocation-free small-pair kernel of `divergence::small`.
+//! From `n = 3` [`eigh_small`] uses Householder tridiagonalisation + implicit QL on the same stack
+//! arrays ([`eigh_tridiagonal`]; Jacobi's `O(sweeps · n³)` loses to it from 3). Used by
+//! [`Backend::Auto`](super::Backend::Auto) up to [`AUTO_SMALL_VECTORS_MAX`] /
+//! [`AUTO_SMALL_VALUES_MAX`] and by the allocation-free small-pair kernel of `divergence::small`.
 
 // Index loops: the kernels read entries `m[i][j]` and their mirrors `m[j][i]` together.
 #![allow(clippy::needless_range_loop)]
@@ -35,10 +37,14 @@ use num_complex::Complex64;
 /// Largest dimension of the fixed-size solver (its arrays are `[[_; N]; N]`, `N ≤ 16`).
 pub const SMALL_MAX: usize = 16;
 
-/// [`Backend::Auto`](super::Backend::Auto) uses this Jacobi solver for complex Hermitian
-/// decompositions (full and values only) of dimension below this (docs/PERFORMANCE.md, "Small
-/// states": measured against nalgebra and LAPACK).
-pub const AUTO_JACOBI_BELOW: usize = 4;
+/// [`Backend::Auto`](super::Backend::Auto) uses the fixed-size solver ([`eigh_small`]) for complex
+/// Hermitian full decompositions of dimension `1 ≤ d ≤` this (docs/PERFORMANCE.md, "Small
+/// states": measured against nalgebra and LAPACK; Householder + QL is ahead of both up to 16).
+pub const AUTO_SMALL_VECTORS_MAX: usize = 16;
+
+/// [`Backend::Auto`](super::Backend::Auto) uses the fixed-size solver for values-only solves of
+/// dimension `1 ≤ d ≤` this (LAPACK's `zheevd` values-only is ahead from about 16).
+pub const AUTO_SMALL_VALUES_MAX: usize = 12;
 
 /// Sweeps after which the method gives up (quadratic convergence needs ≈ 5–8 at `n = 16`).
 const MAX_SWEEPS: usize = 40;
@@ -498,7 +504,7 @@ pub fn eigh_tridiagonal<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<Sma
 
 /// Smallest dimension at which [`eigh_small`] uses [`eigh_tridiagonal`] instead of Jacobi
 /// (measured: docs/PERFORMANCE.md, "Small states").
-pub const TRIDIAGONAL_FROM: usize = 4;
+pub const TRIDIAGONAL_FROM: usize = 3;
 
 /// The fixed-size solver of dimension `N`: cyclic Jacobi ([`eigh_fixed`]; the `2 × 2` closed form,
 /// relatively accurate) below [`TRIDIAGONAL_FROM`], Householder + implicit QL

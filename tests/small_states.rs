@@ -187,13 +187,12 @@ fn small_kernel_within_documented_bounds() {
 
 /// `small_kernel_allocates_nothing`: with both states decomposed, a call the kernel answers makes
 /// no heap allocation — Petz (any order) and Umegaki at d ≤ 8 (`divergence::small::SMALL_PAIR_MAX`),
-/// sandwiched α > 1 up to `spectral::small::AUTO_SMALL_VALUES_MAX` and maximal α ≥ 1 up to
+/// sandwiched α > 1 up to `divergence::small::SMALL_SANDWICHED_MAX` (12) and maximal α ≥ 1 up to
 /// `divergence::small::SMALL_SPECTRAL_MAX` (16).
 #[test]
 #[cfg(feature = "openblas")] // the kernel serves Backend::Auto, the default backend only with LAPACK
 fn small_kernel_allocates_nothing() {
-    use qrenyi::divergence::small::{SMALL_PAIR_MAX, SMALL_SPECTRAL_MAX};
-    use qrenyi::spectral::small::AUTO_SMALL_VALUES_MAX;
+    use qrenyi::divergence::small::{SMALL_PAIR_MAX, SMALL_SANDWICHED_MAX, SMALL_SPECTRAL_MAX};
     for d in [2usize, 3, 4, 5, 8, 12, 16] {
         let (rho, sigma) = {
             let mut r = rng(d as u64);
@@ -209,7 +208,7 @@ fn small_kernel_allocates_nothing() {
             calls.extend([0.3, 1.0, 2.0, f64::INFINITY].map(|a| (Family::Petz, a)));
             calls.push((Family::Sandwiched, 1.0));
         }
-        if d <= AUTO_SMALL_VALUES_MAX {
+        if d <= SMALL_SANDWICHED_MAX {
             calls.extend([2.0, 7.5].map(|a| (Family::Sandwiched, a)));
         }
         if d <= SMALL_SPECTRAL_MAX {

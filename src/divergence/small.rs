@@ -8,7 +8,7 @@
 //! * Petz and Umegaki, `d ≤` [`SMALL_PAIR_MAX`]: the `d²` Nussbaum–Szkoła terms
 //!   `(λ_i O_ij / W, ln λ_i − ln μ_j)` — the reference evaluation that `Pair`'s factorised forms
 //!   certify themselves against;
-//! * sandwiched, `α > 1`, `d ≤` [`AUTO_SMALL_VALUES_MAX`] (LAPACK's values-only solve is ahead
+//! * sandwiched, `α > 1`, `d ≤` [`SMALL_SANDWICHED_MAX`] (LAPACK's values-only solve is ahead
 //!   above): `ρ' = (W√Λ)(W√Λ)†` in σ's eigenbasis, one values-only solve of
 //!   `D^{γ/2} ρ'_ss D^{γ/2}` (`spectral::small::eigh_small`: Jacobi at 2, Householder + QL
 //!   from 3), the diagonal and spectral Rényi means;
@@ -29,9 +29,7 @@
 use super::renyi_mean;
 use super::Family;
 use crate::error::Result;
-use crate::spectral::small::{
-    eigh_small, with_small_dim, zeros, Mat, AUTO_SMALL_VALUES_MAX, SMALL_MAX,
-};
+use crate::spectral::small::{eigh_small, with_small_dim, zeros, Mat, SMALL_MAX};
 use crate::spectral::{zero_threshold, Backend, Eigen, EPS};
 use crate::state::DensityMatrix;
 use num_complex::Complex64;
@@ -40,6 +38,10 @@ use num_complex::Complex64;
 /// terms against `Pair`'s factorised sum): measured where it stops beating `Pair`'s route
 /// (docs/PERFORMANCE.md, "Small states").
 pub const SMALL_PAIR_MAX: usize = 8;
+
+/// Largest dimension at which the small-pair kernel takes sandwiched α > 1 (its values-only
+/// fixed-size solve; LAPACK's `zheevd` values-only is ahead from about 16: docs/PERFORMANCE.md).
+pub const SMALL_SANDWICHED_MAX: usize = 12;
 
 /// Largest dimension at which the small-pair kernel takes the families that need an eigensolve of
 /// their own (sandwiched α > 1, maximal α ≥ 1; `spectral::small::eigh_small`): measured against
@@ -244,7 +246,7 @@ impl<const N: usize> SmallPair<N> {
 
     /// Sandwiched `D̃_α` for finite `α > 1` (`None` otherwise); `ρ'` may be passed in (curves).
     pub(crate) fn sandwiched(&self, alpha: f64, rho: Option<&Mat<N>>) -> Result<Option<f64>> {
-        if !(alpha > 1.0 && alpha.is_finite()) || N > AUTO_SMALL_VALUES_MAX {
+        if !(alpha > 1.0 && alpha.is_finite()) || N > SMALL_SANDWICHED_MAX {
             return Ok(None);
         }
         if !self.supported {

@@ -23,9 +23,10 @@
 //! against LAPACK on ill-conditioned, rank-deficient, degenerate and nearly degenerate inputs.
 //!
 //! From `n = 3` [`eigh_small`] uses Householder tridiagonalisation + implicit QL on the same stack
-//! arrays ([`eigh_tridiagonal`]; Jacobi's `O(sweeps · n³)` loses to it from 3). Used by
-//! [`Backend::Auto`](super::Backend::Auto) up to [`AUTO_SMALL_VECTORS_MAX`] /
-//! [`AUTO_SMALL_VALUES_MAX`] and by the allocation-free small-pair kernel of `divergence::small`.
+//! arrays ([`eigh_tridiagonal`]; Jacobi's `O(sweeps · n³)` loses to it from 3), used by the
+//! allocation-free small-pair kernel of `divergence::small` and the stack route of
+//! `divergence::batch`. [`Backend::Auto`](super::Backend::Auto) uses Jacobi up to
+//! [`AUTO_SMALL_VECTORS_MAX`].
 
 // Index loops: the kernels read entries `m[i][j]` and their mirrors `m[j][i]` together.
 #![allow(clippy::needless_range_loop)]
@@ -37,14 +38,15 @@ use num_complex::Complex64;
 /// Largest dimension of the fixed-size solver (its arrays are `[[_; N]; N]`, `N ≤ 16`).
 pub const SMALL_MAX: usize = 16;
 
-/// [`Backend::Auto`](super::Backend::Auto) uses the fixed-size solver ([`eigh_small`]) for complex
-/// Hermitian full decompositions of dimension `1 ≤ d ≤` this (docs/PERFORMANCE.md, "Small
-/// states": measured against nalgebra and LAPACK; Householder + QL is ahead of both up to 16).
-pub const AUTO_SMALL_VECTORS_MAX: usize = 16;
+/// [`Backend::Auto`](super::Backend::Auto) answers complex Hermitian full decompositions of
+/// dimension `1 ≤ d ≤` this with the Jacobi solver ([`eigh_fixed`]). The Householder + QL solver is
+/// faster than nalgebra up to 16 (docs/PERFORMANCE.md, "Small states"), but moving `Auto`'s
+/// state decompositions to it changed a smooth-divergence certification (tests/smooth.rs
+/// `epsilon_to_zero_limits`) at rounding level; left for a session that can investigate.
+pub const AUTO_SMALL_VECTORS_MAX: usize = 3;
 
-/// [`Backend::Auto`](super::Backend::Auto) uses the fixed-size solver for values-only solves of
-/// dimension `1 ≤ d ≤` this (LAPACK's `zheevd` values-only is ahead from about 16).
-pub const AUTO_SMALL_VALUES_MAX: usize = 12;
+/// As [`AUTO_SMALL_VECTORS_MAX`], for values-only solves.
+pub const AUTO_SMALL_VALUES_MAX: usize = 3;
 
 /// Sweeps after which the method gives up (quadratic convergence needs ≈ 5–8 at `n = 16`).
 const MAX_SWEEPS: usize = 40;
@@ -538,7 +540,7 @@ pub fn from_view<const N: usize>(a: &ArrayView2<Complex64>) -> Mat<N> {
 /// The `EigenSolver::eigh` of this solver on an ndarray view (`1 ≤ n ≤ 16`).
 pub(crate) fn eigh(a: ArrayView2<Complex64>) -> Result<(Array1<f64>, Array2<Complex64>)> {
     with_small_dim!(a.nrows(), N => {
-        let e = eigh_small::<N>(&from_view::<N>(&a), true)?;
+        let e = eigh_fixed::<N>(&from_view::<N>(&a), true)?;
         Ok((
             Array1::from_iter(e.values),
             Array2::from_shape_fn((N, N), |(i, j)| e.vectors[i][j]),
@@ -549,7 +551,7 @@ pub(crate) fn eigh(a: ArrayView2<Complex64>) -> Result<(Array1<f64>, Array2<Comp
 /// The `EigenSolver::eigvalsh` of this solver on an ndarray view (`1 ≤ n ≤ 16`).
 pub(crate) fn eigvalsh(a: ArrayView2<Complex64>) -> Result<Array1<f64>> {
     with_small_dim!(a.nrows(), N => {
-        Ok(Array1::from_iter(eigh_small::<N>(&from_view::<N>(&a), false)?.values))
+        Ok(Array1::from_iter(eigh_fixed::<N>(&from_view::<N>(&a), false)?.values))
     }, _ => Err(too_large()))
 }
 
@@ -700,10 +702,14 @@ mod tests {
                 assert_eq!(solve(a.view(), false).0, w, "{name} case {case}");
             }
         }
-        // the dispatching solver behind `Backend::Auto`
-        let a = Array2::from_shape_fn((5, 5), |(i, j)| c(1.0 / (1 + i + j) as f64, 0.0));
-        let (w, _) = eigh(a.view()).unwrap();
-        assert_eq!(w, solvers()[1].1(a.view(), false).0);
+        // the solver behind `Backend::Auto` (Jacobi) and the kernel's dispatch (QL from 3)
+        let a = Array2::from_shape_fn((3, 3), |(i, j)| c(1.0 / (1 + i + j) as f64, 0.0));
+        assert_eq!(eigh(a.view()).unwrap().0, solvers()[0].1(a.view(), false).0);
+        let e = eigh_small::<3>(&from_view::<3>(&a.view()), false).unwrap();
+        assert_eq!(
+            Array1::from_iter(e.values),
+            solvers()[1].1(a.view(), false).0
+        );
     }
 
     /// A tridiagonal QL hard case: the Wilkinson matrix W₂₁⁺ restricted to 16 (pairs of nearly equal

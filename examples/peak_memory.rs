@@ -20,26 +20,10 @@
 use qrenyi::divergence::{Family, Pair};
 use qrenyi::state::DensityMatrix;
 use rand::SeedableRng;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-/// The system allocator, counting bytes in use and their high-water mark.
-struct Counting;
-static IN_USE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards every call to the system allocator unchanged; only counts sizes.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let now = IN_USE.fetch_add(l.size(), Relaxed) + l.size();
-        PEAK.fetch_max(now, Relaxed);
-        System.alloc(l)
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        IN_USE.fetch_sub(l.size(), Relaxed);
-        System.dealloc(p, l)
-    }
-}
+#[path = "../tests/common/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::{peak_bytes, Counting};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -55,17 +39,17 @@ fn main() -> qrenyi::Result<()> {
         rho.eigen()?;
         sigma.eigen()?;
     }
-    let before = IN_USE.load(Relaxed);
-    PEAK.store(before, Relaxed);
-    let pair = Pair::new(&rho, &sigma)?;
-    let value = match what.as_str() {
-        "none" => 0.0,
-        "decompose" => rho.eigen()?.max_value(),
-        "hockey" => pair.hockey_stick(std::f64::consts::E)?,
-        family => pair.renyi(family.parse::<Family>()?, 2.0)?,
-    };
-    let extra = (PEAK.load(Relaxed) - before) as f64 / (16.0 * (d * d) as f64);
-    drop(pair);
+    let (value, bytes) = peak_bytes(|| -> qrenyi::Result<f64> {
+        let pair = Pair::new(&rho, &sigma)?;
+        Ok(match what.as_str() {
+            "none" => 0.0,
+            "decompose" => rho.eigen()?.max_value(),
+            "hockey" => pair.hockey_stick(std::f64::consts::E)?,
+            family => pair.renyi(family.parse::<Family>()?, 2.0)?,
+        })
+    });
+    let value = value?;
+    let extra = bytes as f64 / (16.0 * (d * d) as f64);
     println!("{what} d={d}: value {value}, Rust-heap peak during the call: {extra:.2} complex d×d buffers");
     Ok(())
 }

@@ -24,6 +24,27 @@ fn write(name: &str, m: [[f64; 2]; 2]) -> String {
     path.display().to_string()
 }
 
+/// `qrenyi <cmd…> --rho a --sigma b <extra…>`, raw (exit code, stdout, stderr).
+fn on_pair(cmd: &[&str], a: &str, b: &str, extra: &[&str]) -> (i32, String, String) {
+    let args = [cmd, &["--rho", a, "--sigma", b], extra].concat();
+    qrenyi(&args)
+}
+
+/// `qrenyi <cmd…> --rho a --sigma b <extra…> --json`, parsed.
+fn on_pair_json(cmd: &[&str], a: &str, b: &str, extra: &[&str]) -> (i32, Value) {
+    json(&[cmd, &["--rho", a, "--sigma", b], extra, &["--json"]].concat())
+}
+
+/// `qrenyi dp --rho a --sigma b <extra…> --json`.
+fn dp(a: &str, b: &str, extra: &[&str]) -> (i32, Value) {
+    on_pair_json(&["dp"], a, b, extra)
+}
+
+/// `qrenyi convert zcdp --zcdp-rho rho <extra…> --json`.
+fn convert_zcdp(rho: &str, extra: &[&str]) -> (i32, Value) {
+    json(&[&["convert", "zcdp", "--zcdp-rho", rho], extra, &["--json"]].concat())
+}
+
 fn states() -> (String, String, String) {
     (
         write("a.npy", [[0.7, 0.2], [0.2, 0.3]]),
@@ -34,36 +55,12 @@ fn states() -> (String, String, String) {
 
 #[test]
 fn cli_convert_zcdp_published() {
-    let (c, v) = json(&[
-        "convert",
-        "zcdp",
-        "--zcdp-rho",
-        "0.5",
-        "--epsilon",
-        "0",
-        "--json",
-    ]);
+    let (c, v) = convert_zcdp("0.5", &["--epsilon", "0"]);
     assert_eq!(c, 0);
     assert!((v["delta"].as_f64().unwrap() - 0.5588356393474351).abs() < 1e-14);
-    let (_, v) = json(&[
-        "convert",
-        "zcdp",
-        "--zcdp-rho",
-        "0.03125",
-        "--delta",
-        "1e-3",
-        "--json",
-    ]);
+    let (_, v) = convert_zcdp("0.03125", &["--delta", "1e-3"]);
     assert!((v["epsilon"].as_f64().unwrap() - 0.6880024554878086).abs() < 1e-14);
-    let (_, v) = json(&[
-        "convert",
-        "zcdp",
-        "--zcdp-rho",
-        "0.1",
-        "--delta",
-        "0",
-        "--json",
-    ]);
+    let (_, v) = convert_zcdp("0.1", &["--delta", "0"]);
     assert_eq!(v["epsilon"], "inf");
     let (_, v) = json(&[
         "convert", "rdp", "--alpha", "2", "--tau", "0.1", "--delta", "1e-5", "--json",
@@ -100,10 +97,7 @@ fn cli_bad_input_exits_2() {
 
 /// `qrenyi qzcdp <sub> --rho a --sigma b <extra…> --json`.
 fn qz(sub: &str, a: &str, b: &str, extra: &[&str]) -> (i32, Value) {
-    let mut args = vec!["qzcdp", sub, "--rho", a, "--sigma", b];
-    args.extend_from_slice(extra);
-    args.push("--json");
-    json(&args)
+    on_pair_json(&["qzcdp", sub], a, b, extra)
 }
 
 #[test]
@@ -163,29 +157,11 @@ fn cli_compose_marks_the_tightest() {
 #[test]
 fn cli_dp_of_a_pair() {
     let (a, b, _) = states();
-    let (code, v) = json(&[
-        "dp",
-        "--rho",
-        &a,
-        "--sigma",
-        &b,
-        "--epsilon",
-        "0.5",
-        "--json",
-    ]);
+    let (code, v) = dp(&a, &b, &["--epsilon", "0.5"]);
     assert_eq!(code, 0);
     let d = v["delta"].as_f64().unwrap();
     assert!(d > 0.0 && d < 1.0);
-    let (_, w) = json(&[
-        "dp",
-        "--rho",
-        &a,
-        "--sigma",
-        &b,
-        "--delta",
-        &format!("{d}"),
-        "--json",
-    ]);
+    let (_, w) = dp(&a, &b, &["--delta", &format!("{d}")]);
     assert!(w["epsilon"].as_f64().unwrap() <= 0.5 + 1e-9);
     assert!(w["pure_epsilon"].as_f64().unwrap() > 0.5);
 }
@@ -195,34 +171,15 @@ fn cli_dp_of_a_pair() {
 #[test]
 fn cli_dp_profile() {
     let (a, b, _) = states();
-    let dp = |extra: &[&str]| {
-        let mut args = vec!["dp", "--rho", &a, "--sigma", &b];
-        args.extend_from_slice(extra);
-        qrenyi(&args)
-    };
-    let dpj = |extra: &[&str]| -> Value {
-        let mut e = extra.to_vec();
-        e.push("--json");
-        serde_json::from_str(&dp(&e).1).unwrap()
-    };
-    let (code, out, err) = dp(&["--profile", "0,0.5,1"]);
+    let (code, out, err) = on_pair(&["dp"], &a, &b, &["--profile", "0,0.5,1"]);
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "epsilon,delta");
     assert_eq!(lines.len(), 4);
-    let (_, v) = json(&[
-        "dp",
-        "--rho",
-        &a,
-        "--sigma",
-        &b,
-        "--profile",
-        "0,0.5,1",
-        "--json",
-    ]);
+    let (_, v) = dp(&a, &b, &["--profile", "0,0.5,1"]);
     let prof = v["profile"].as_array().unwrap();
     for (i, e) in ["0", "0.5", "1"].iter().enumerate() {
-        let one = dpj(&["--epsilon", e]);
+        let (_, one) = dp(&a, &b, &["--epsilon", e]);
         assert_eq!(prof[i]["delta"], one["delta"]);
         assert_eq!(
             lines[i + 1].split(',').nth(1).unwrap().parse::<f64>().ok(),
@@ -232,55 +189,14 @@ fn cli_dp_profile() {
     // δ is non-increasing in ε
     let ds: Vec<f64> = prof.iter().map(|r| r["delta"].as_f64().unwrap()).collect();
     assert!(ds.windows(2).all(|w| w[1] <= w[0]), "{ds:?}");
-    let (_, v) = json(&[
-        "dp",
-        "--rho",
-        &a,
-        "--sigma",
-        &b,
-        "--profile-delta",
-        "0.01",
-        "--json",
-    ]);
-    let (_, one) = json(&[
-        "dp", "--rho", &a, "--sigma", &b, "--delta", "0.01", "--json",
-    ]);
+    let (_, v) = dp(&a, &b, &["--profile-delta", "0.01"]);
+    let (_, one) = dp(&a, &b, &["--delta", "0.01"]);
     assert_eq!(v["profile"][0]["epsilon"], one["epsilon"]);
     let ln2 = std::f64::consts::LN_2;
-    let (_, bits) = json(&[
-        "dp",
-        "--rho",
-        &a,
-        "--sigma",
-        &b,
-        "--epsilon",
-        "1",
-        "--base",
-        "2",
-        "--json",
-    ]);
-    let (_, nats) = json(&[
-        "dp",
-        "--rho",
-        &a,
-        "--sigma",
-        &b,
-        "--epsilon",
-        &format!("{ln2}"),
-        "--json",
-    ]);
+    let (_, bits) = dp(&a, &b, &["--epsilon", "1", "--base", "2"]);
+    let (_, nats) = dp(&a, &b, &["--epsilon", &format!("{ln2}")]);
     assert_eq!(bits["delta"], nats["delta"]);
-    let (code, _, _) = qrenyi(&[
-        "dp",
-        "--rho",
-        &a,
-        "--sigma",
-        &b,
-        "--epsilon",
-        "1",
-        "--profile",
-        "1",
-    ]);
+    let (code, _, _) = on_pair(&["dp"], &a, &b, &["--epsilon", "1", "--profile", "1"]);
     assert_eq!(code, 2);
 }
 
@@ -290,13 +206,11 @@ fn cli_dp_profile() {
 #[test]
 fn cli_mechanism() {
     use qrenyi::privacy::quantum_mechanism::Depolarizing;
-    let mech = |extra: &[&str]| {
-        let mut args = vec!["mechanism"];
-        args.extend_from_slice(extra);
-        qrenyi(&args)
-    };
+    // `qrenyi mechanism <parts…>`
+    let mech = |parts: &[&[&str]]| qrenyi(&[&["mechanism"][..], &parts.concat()].concat());
     let dep = Depolarizing::new(2, 0.5, 1.0).unwrap();
     const DEP: [&str; 6] = ["--channel", "depolarizing", "--d", "2", "--p", "0.5"];
+    const AMP: [&str; 4] = ["--channel", "amplitude-damping", "--gamma", "0.3"];
     let rest = [
         "--epsilon",
         "0.5",
@@ -306,7 +220,7 @@ fn cli_mechanism() {
         "40",
         "--json",
     ];
-    let (code, out, err) = mech(&[&DEP[..], &rest[..]].concat());
+    let (code, out, err) = mech(&[&DEP, &rest]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     let pure = v["pure_epsilon"]["lower"].as_f64().unwrap();
@@ -332,14 +246,8 @@ fn cli_mechanism() {
     let path = std::env::temp_dir().join(format!("qrenyi-kraus-{}.npy", std::process::id()));
     ndarray_npy::write_npy(&path, &k).unwrap();
     let common = ["--restarts", "2", "--iterations", "30", "--json"];
-    let (_, named, _) = mech(
-        &[
-            &["--channel", "amplitude-damping", "--gamma", "0.3"][..],
-            &common,
-        ]
-        .concat(),
-    );
-    let (code, file, err) = mech(&[&["--kraus", path.to_str().unwrap()][..], &common].concat());
+    let (_, named, _) = mech(&[&AMP, &common]);
+    let (code, file, err) = mech(&[&["--kraus", path.to_str().unwrap()], &common]);
     assert_eq!(code, 0, "{err}");
     let (a, b): (Value, Value) = (
         serde_json::from_str(&named).unwrap(),
@@ -347,19 +255,12 @@ fn cli_mechanism() {
     );
     assert_eq!(a["pure_epsilon"], b["pure_epsilon"]);
     assert_eq!(a["zcdp"]["lower"], b["zcdp"]["lower"]);
-    let (code, _, err) = mech(&[&DEP[..], &["--gamma", "1"][..]].concat());
+    let (code, _, err) = mech(&[&DEP, &["--gamma", "1"]]);
     assert_eq!(code, 2);
     assert!(
         err.contains("--gamma") && err.contains("does not apply"),
         "{err}"
     );
-    let (code, _, _) = mech(&[
-        "--channel",
-        "amplitude-damping",
-        "--gamma",
-        "0.3",
-        "--d",
-        "2",
-    ]);
+    let (code, _, _) = mech(&[&AMP, &["--d", "2"]]);
     assert_eq!(code, 2);
 }

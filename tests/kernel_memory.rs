@@ -9,48 +9,22 @@ use qrenyi::kernel::{Kernel, KernelDivergence, KernelKind};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 
-/// The system allocator, counting bytes in use and their high-water mark.
-struct Counting;
-static IN_USE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-/// One measurement at a time (the test harness runs tests on several threads).
-static SERIAL: Mutex<()> = Mutex::new(());
-
-// SAFETY: forwards every call to the system allocator unchanged; only counts sizes.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let now = IN_USE.fetch_add(l.size(), Relaxed) + l.size();
-        PEAK.fetch_max(now, Relaxed);
-        System.alloc(l)
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        IN_USE.fetch_sub(l.size(), Relaxed);
-        System.dealloc(p, l)
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        if new > l.size() {
-            let now = IN_USE.fetch_add(new - l.size(), Relaxed) + new - l.size();
-            PEAK.fetch_max(now, Relaxed);
-        } else {
-            IN_USE.fetch_sub(l.size() - new, Relaxed);
-        }
-        System.realloc(p, l, new)
-    }
-}
+#[path = "common/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::{peak_bytes, Counting};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// One measurement at a time (the test harness runs tests on several threads).
+static SERIAL: Mutex<()> = Mutex::new(());
+
 /// The peak heap of `f` above the heap in use before it, in doubles.
 fn peak_doubles<T>(f: impl FnOnce() -> T) -> (T, f64) {
-    let base = IN_USE.load(Relaxed);
-    PEAK.store(base, Relaxed);
-    let out = f();
-    (out, (PEAK.load(Relaxed) - base) as f64 / 8.0)
+    let (out, bytes) = peak_bytes(f);
+    (out, bytes as f64 / 8.0)
 }
 
 fn samples(n: usize, m: usize, d: usize) -> (Array2<f64>, Array2<f64>) {

@@ -10,6 +10,7 @@ use numpy::{PyArrayDyn, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyFloat, PyInt};
+use pyo3::IntoPyObjectExt;
 use qrenyi::state::DensityMatrix;
 
 /// One operand of a divergence: a matrix, a stack of matrices, or a validated state.
@@ -261,4 +262,20 @@ pub fn dict<'py, K: AsRef<str>>(
         d.set_item(k.as_ref(), v)?;
     }
     Ok(d)
+}
+
+/// `None` as Python's `None`, `Some(kv)` as [`dict`] (the optional parts of a result dict).
+pub fn dict_or_none<K: AsRef<str>>(
+    py: Python<'_>,
+    kv: Option<Vec<(K, Py<PyAny>)>>,
+) -> PyResult<Py<PyAny>> {
+    Ok(match kv {
+        Some(kv) => dict(py, kv)?.into_any().unbind(),
+        None => py.None(),
+    })
+}
+
+/// Any convertible value as a Python object (a value of a result dict).
+pub fn obj<'py, T: IntoPyObject<'py>>(py: Python<'py>, x: T) -> PyResult<Py<PyAny>> {
+    x.into_py_any(py)
 }

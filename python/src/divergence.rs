@@ -119,6 +119,38 @@ fn validate_as(what: &str, m: Array2<Complex64>, backend: Backend) -> Result<Den
 }
 
 /// The values of `kind` at the parameters `ps` (one value when the kind takes no parameter).
+/// The GPU's direct route (`divergence::sandwiched_from_matrices`: validation on the device, σ
+/// decomposed, ρ not) for sandwiched orders > 1 of two single matrices when `backend` puts their
+/// dimension on the GPU (a build with the `cuda` feature); `None` otherwise, and on any error,
+/// which the states route then reports with the operand's name.
+fn on_gpu_direct(
+    rho: &Operand,
+    sigma: &Operand,
+    kind: Kind,
+    ps: &[f64],
+    backend: Backend,
+) -> Option<Vec<f64>> {
+    let (Operand::Matrix(r), Operand::Matrix(s)) = (rho, sigma) else {
+        return None;
+    };
+    let direct = kind == Kind::Renyi(Family::Sandwiched)
+        && !ps.is_empty()
+        && ps.iter().all(|&a| a > 1.0 && a.is_finite())
+        && r.dim() == s.dim()
+        && backend.uses_gpu(r.nrows());
+    if !direct {
+        return None;
+    }
+    qrenyi::divergence::sandwiched_from_matrices(
+        r.clone(),
+        s.clone(),
+        ps,
+        Tolerance::default(),
+        backend,
+    )
+    .ok()
+}
+
 pub fn evaluate(pair: &Pair, kind: Kind, ps: &[f64], base: Base) -> Result<Vec<f64>> {
     let mut v = match kind {
         Kind::Renyi(f) => {
@@ -321,6 +353,14 @@ fn divergence<'py>(
     let release = rho.releases_gil() || sigma.releases_gil() || ps.len() > GIL_HELD_UP_TO;
     let out = detach_if(py, release, || {
         guard_py(|| {
+            if let Some(v) = on_gpu_direct(&rho, &sigma, kind_v, &ps, be) {
+                let v: Vec<f64> = v.into_iter().map(|x| base.scale(x)).collect();
+                return Ok(if seq {
+                    Out::Vector(v)
+                } else {
+                    Out::Scalar(v[0])
+                });
+            }
             let rho = Side::from("rho", rho, be).map_err(to_py)?;
             let sigma = Side::from("sigma", sigma, be).map_err(to_py)?;
             let n = match (rho.len(), sigma.len()) {

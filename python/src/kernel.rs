@@ -1,10 +1,10 @@
 //! `qrenyi.kernel`: the CLI's `kernel-divergence` and `audit` on sample arrays.
 
+use crate::convert::obj as o;
 use crate::{convert, guard, parse_error};
 use ndarray::Array2;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
-use pyo3::IntoPyObjectExt;
 use qrenyi::kernel::audit::{
     audit, dp_regularization, AuditSpec, Hypothesis, Method, Resampling, ResamplingKind,
 };
@@ -53,10 +53,6 @@ fn kernel_for(
         (Bandwidth::Median, None) => median_bandwidth(x.view(), y.view())?,
     };
     Kernel::new(kind, b)
-}
-
-fn o<'py, T: IntoPyObject<'py>>(py: Python<'py>, v: T) -> PyResult<Py<PyAny>> {
-    v.into_py_any(py)
 }
 
 /// `kernel-divergence`: D̃_α(Σ̂_P ‖ Σ̂_Q + λI) of two samples.
@@ -199,35 +195,30 @@ fn kernel_audit<'py>(
             Ok((audit(xs.view(), ys.view(), &k, &spec)?, k))
         })
     })?;
-    let fs = match r.finite_sample {
-        Some(f) => convert::dict(
-            py,
-            vec![
+    let fs = r
+        .finite_sample
+        .map(|f| -> PyResult<_> {
+            Ok(vec![
                 ("eta_p", o(py, f.eta_p)?),
                 ("eta_q", o(py, f.eta_q)?),
                 ("sigma_term", o(py, f.sigma_term)?),
                 ("rho_term", o(py, f.rho_term)?),
                 ("margin", o(py, f.total)?),
-            ],
-        )?
-        .into_any()
-        .unbind(),
-        None => py.None(),
-    };
-    let ci = match &r.interval {
-        Some(c) => convert::dict(
-            py,
-            vec![
+            ])
+        })
+        .transpose()?;
+    let ci = r
+        .interval
+        .as_ref()
+        .map(|c| -> PyResult<_> {
+            Ok(vec![
                 ("kind", o(py, c.kind.name())?),
                 ("lower", o(py, c.lower)?),
                 ("upper", o(py, c.upper)?),
                 ("replicates", o(py, c.replicates)?),
-            ],
-        )?
-        .into_any()
-        .unbind(),
-        None => py.None(),
-    };
+            ])
+        })
+        .transpose()?;
     convert::dict(
         py,
         vec![
@@ -244,8 +235,8 @@ fn kernel_audit<'py>(
             ("kernel", o(py, k.kind().name())?),
             ("n", o(py, r.n)?),
             ("m", o(py, r.m)?),
-            ("finite_sample", fs),
-            ("interval", ci),
+            ("finite_sample", convert::dict_or_none(py, fs)?),
+            ("interval", convert::dict_or_none(py, ci)?),
             ("assumptions", o(py, r.assumptions.clone())?),
         ],
     )

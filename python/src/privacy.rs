@@ -7,7 +7,6 @@ use crate::divergence::validate_named;
 use crate::{convert, guard, parse_error, to_py};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use pyo3::IntoPyObjectExt;
 use qrenyi::divergence::Family;
 use qrenyi::privacy::composition::{compare, compose_rdp, compose_zcdp};
 use qrenyi::privacy::conversion::{
@@ -28,11 +27,12 @@ enum Want {
     EpsilonAt(f64),
 }
 
-/// ε is given in `base` units and returned in nats.
-fn want(epsilon: Option<f64>, delta: Option<f64>, base: Base) -> PyResult<Want> {
+/// The base (parsed first) and what is wanted; ε is given in `base` units and returned in nats.
+fn want(epsilon: Option<f64>, delta: Option<f64>, base: &str) -> PyResult<(Base, Want)> {
+    let base = base_of(base)?;
     match (epsilon, delta) {
-        (Some(e), None) => Ok(Want::DeltaAt(base.to_nats(e))),
-        (None, Some(d)) => Ok(Want::EpsilonAt(d)),
+        (Some(e), None) => Ok((base, Want::DeltaAt(base.to_nats(e)))),
+        (None, Some(d)) => Ok((base, Want::EpsilonAt(d))),
         _ => Err(parse_error(
             "arguments",
             "give exactly one of epsilon / delta",
@@ -43,7 +43,7 @@ fn want(epsilon: Option<f64>, delta: Option<f64>, base: Base) -> PyResult<Want> 
 type Pairs = Vec<(&'static str, PyObject)>;
 type PyObject = Py<PyAny>;
 
-use crate::convert::dict;
+use crate::convert::{dict, obj};
 
 fn f(py: Python<'_>, x: f64) -> PyObject {
     // + 0.0 turns −0 into 0, as the CLI's JSON does
@@ -55,10 +55,6 @@ fn f(py: Python<'_>, x: f64) -> PyObject {
 
 fn opt(py: Python<'_>, x: Option<f64>) -> PyObject {
     x.map_or_else(|| py.None(), |x| f(py, x))
-}
-
-fn obj<'py, T: IntoPyObject<'py>>(py: Python<'py>, x: T) -> PyResult<PyObject> {
-    x.into_bound_py_any(py).map(Bound::unbind)
 }
 
 /// The CLI's `base` key and its ε conversion: values of keys starting with `epsilon` go from
@@ -79,8 +75,7 @@ fn zcdp_to_dp<'py>(
     delta: Option<f64>,
     base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let b = base_of(base)?;
-    let w = want(epsilon, delta, b)?;
+    let (b, w) = want(epsilon, delta, base)?;
     let (key, c) = guard(|| {
         let z = Zcdp::new(b.to_nats(xi), b.to_nats(rho))?;
         Ok(match w {
@@ -108,8 +103,7 @@ fn rdp_to_dp<'py>(
     delta: Option<f64>,
     base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let b = base_of(base)?;
-    let w = want(epsilon, delta, b)?;
+    let (b, w) = want(epsilon, delta, base)?;
     let r = guard(|| Rdp::new(alpha, b.to_nats(tau)))?;
     match w {
         Want::EpsilonAt(d) => {
@@ -239,6 +233,15 @@ impl Mech {
     }
 }
 
+impl PyMechanism {
+    /// The mechanism `make` builds, as `kind` (a core error as `QrenyiError`).
+    fn build<M>(make: impl FnOnce() -> Result<M>, kind: fn(M) -> Mech) -> PyResult<Self> {
+        Ok(PyMechanism {
+            inner: kind(guard(make)?),
+        })
+    }
+}
+
 #[pymethods]
 impl PyMechanism {
     /// "gaussian", "laplace" or "randomized-response".
@@ -315,41 +318,36 @@ impl PyMechanism {
 #[pyfunction]
 #[pyo3(signature = (sigma, sensitivity=1.0))]
 fn gaussian(sigma: f64, sensitivity: f64) -> PyResult<PyMechanism> {
-    Ok(PyMechanism {
-        inner: Mech::Gaussian(guard(|| Gaussian::new(sigma, sensitivity))?),
-    })
+    PyMechanism::build(|| Gaussian::new(sigma, sensitivity), Mech::Gaussian)
 }
 
 /// The smallest-σ Gaussian mechanism that is (ε, δ)-DP (exact profile, rounded up).
 #[pyfunction]
 #[pyo3(signature = (epsilon, delta, sensitivity=1.0))]
 fn calibrate_gaussian(epsilon: f64, delta: f64, sensitivity: f64) -> PyResult<PyMechanism> {
-    Ok(PyMechanism {
-        inner: Mech::Gaussian(guard(|| Gaussian::calibrate(epsilon, delta, sensitivity))?),
-    })
+    PyMechanism::build(
+        || Gaussian::calibrate(epsilon, delta, sensitivity),
+        Mech::Gaussian,
+    )
 }
 
 /// The Laplace mechanism with scale b and ℓ1 sensitivity Δ.
 #[pyfunction]
 #[pyo3(signature = (scale, sensitivity=1.0))]
 fn laplace(scale: f64, sensitivity: f64) -> PyResult<PyMechanism> {
-    Ok(PyMechanism {
-        inner: Mech::Laplace(guard(|| Laplace::new(scale, sensitivity))?),
-    })
+    PyMechanism::build(|| Laplace::new(scale, sensitivity), Mech::Laplace)
 }
 
 /// Binary randomized response, from ε or from the probability p ∈ [½, 1) of answering truthfully.
 #[pyfunction]
 #[pyo3(signature = (epsilon=None, *, p=None))]
 fn randomized_response(epsilon: Option<f64>, p: Option<f64>) -> PyResult<PyMechanism> {
-    let r = match (epsilon, p) {
-        (Some(e), None) => guard(|| RandomizedResponse::new(e))?,
-        (None, Some(p)) => guard(|| RandomizedResponse::from_probability(p))?,
-        _ => return Err(parse_error("arguments", "give exactly one of epsilon / p")),
-    };
-    Ok(PyMechanism {
-        inner: Mech::RandomizedResponse(r),
-    })
+    let rr = Mech::RandomizedResponse;
+    match (epsilon, p) {
+        (Some(e), None) => PyMechanism::build(|| RandomizedResponse::new(e), rr),
+        (None, Some(p)) => PyMechanism::build(|| RandomizedResponse::from_probability(p), rr),
+        _ => Err(parse_error("arguments", "give exactly one of epsilon / p")),
+    }
 }
 
 fn family_of(family: &str) -> PyResult<Family> {
@@ -379,6 +377,26 @@ fn neighbours(
     })
 }
 
+/// What `qzcdp check` and `qzcdp fit` share: the family, the base, the validated pair and the
+/// certification options with `slack` (checked in this order, so the first bad argument is named).
+fn qzcdp_setup(
+    py: Python<'_>,
+    (rho, sigma): (&Bound<'_, PyAny>, &Bound<'_, PyAny>),
+    family: &str,
+    symmetric: bool,
+    slack: f64,
+    base: &str,
+) -> PyResult<(Family, Base, Neighbours, CertifyOptions)> {
+    let family = family_of(family)?;
+    let b = base_of(base)?;
+    let nb = neighbours(py, rho, sigma, symmetric)?;
+    let opts = CertifyOptions {
+        slack,
+        ..Default::default()
+    };
+    Ok((family, b, nb, opts))
+}
+
 fn status_name(s: Status) -> &'static str {
     match s {
         Status::Holds => "holds",
@@ -403,13 +421,7 @@ fn qzcdp_check<'py>(
     slack: f64,
     base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let family = family_of(family)?;
-    let b = base_of(base)?;
-    let nb = neighbours(py, rho, sigma, symmetric)?;
-    let opts = CertifyOptions {
-        slack,
-        ..Default::default()
-    };
+    let (family, b, nb, opts) = qzcdp_setup(py, (rho, sigma), family, symmetric, slack, base)?;
     let r = py.detach(|| guard(|| nb.check(family, b.to_nats(xi), b.to_nats(zcdp_rho), &opts)))?;
     let cover: Vec<(f64, f64, f64)> = r
         .cover
@@ -447,14 +459,8 @@ fn qzcdp_fit<'py>(
     tolerance: f64,
     base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let family = family_of(family)?;
-    let b = base_of(base)?;
-    let nb = neighbours(py, rho, sigma, symmetric)?;
-    let opts = CertifyOptions {
-        slack,
-        tolerance,
-        ..Default::default()
-    };
+    let (family, b, nb, mut opts) = qzcdp_setup(py, (rho, sigma), family, symmetric, slack, base)?;
+    opts.tolerance = tolerance;
     let xi_nats = b.to_nats(xi);
     let r = py.detach(|| guard(|| nb.fit(family, xi_nats, &opts)))?;
     dict(
@@ -483,8 +489,7 @@ fn quantum_dp<'py>(
     delta: Option<f64>,
     base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let b = base_of(base)?;
-    let w = want(epsilon, delta, b)?;
+    let (b, w) = want(epsilon, delta, base)?;
     let nb = neighbours(py, rho, sigma, false)?;
     let (eps, del, pure) = py.detach(|| {
         guard(|| {

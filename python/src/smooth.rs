@@ -59,6 +59,27 @@ fn set_base(d: &Bound<'_, PyDict>, base: Base) -> PyResult<()> {
     Ok(())
 }
 
+/// The CLI's JSON object of one bracket: `kind`, `epsilon`, the `(key, value)` of `extra` when
+/// given (`ball`, `alpha`), `value`/`lower`/`upper` and `base`.
+fn bracket_dict<'py>(
+    py: Python<'py>,
+    kind: &str,
+    epsilon: f64,
+    extra: Option<(&str, Py<PyAny>)>,
+    b: &Bracket,
+    base: Base,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    set(&d, "kind", kind)?;
+    set(&d, "epsilon", epsilon + 0.0)?;
+    if let Some((k, v)) = extra {
+        set(&d, k, v)?;
+    }
+    set_bracket(&d, b, base)?;
+    set_base(&d, base)?;
+    Ok(d)
+}
+
 /// `smooth --kind hypothesis-testing` or `--kind dmax` (`ball` given).
 fn quantum<'py>(
     py: Python<'py>,
@@ -83,23 +104,11 @@ fn quantum<'py>(
             }
         })
     })?;
-    let d = PyDict::new(py);
-    set(
-        &d,
-        "kind",
-        if ball.is_some() {
-            "dmax"
-        } else {
-            "hypothesis-testing"
-        },
-    )?;
-    set(&d, "epsilon", epsilon + 0.0)?;
-    if let Some(ball) = ball {
-        set(&d, "ball", ball.name())?;
-    }
-    set_bracket(&d, &b, base)?;
-    set_base(&d, base)?;
-    Ok(d)
+    let (kind, extra) = match ball {
+        Some(ball) => ("dmax", Some(("ball", ball.name().into_py_any(py)?))),
+        None => ("hypothesis-testing", None),
+    };
+    bracket_dict(py, kind, epsilon, extra, &b, base)
 }
 
 /// D_H^ε(ρ‖σ) as the CLI's `smooth --kind hypothesis-testing --json` object.
@@ -176,13 +185,8 @@ fn smooth_renyi<'py>(
         .iter()
         .zip(&brackets)
         .map(|(&a, b)| {
-            let d = PyDict::new(py);
-            set(&d, "kind", "smooth-renyi")?;
-            set(&d, "epsilon", delta + 0.0)?;
-            set(&d, "alpha", a + 0.0)?;
-            set_bracket(&d, b, base)?;
-            set_base(&d, base)?;
-            Ok(d)
+            let alpha = ("alpha", (a + 0.0).into_py_any(py)?);
+            bracket_dict(py, "smooth-renyi", delta, Some(alpha), b, base)
         })
         .collect::<PyResult<Vec<_>>>()?;
     match alphas {

@@ -274,6 +274,81 @@ pub fn run(args: &Args) -> Result<i32> {
             });
         }
     }
+    let (results, dims, stacked) = match gpu_direct(args, alphas) {
+        Some((rows, d)) => (vec![Ok(rows)], vec![d], false),
+        None => states_route(args, alphas, gammas)?,
+    };
+    let base = args.base.base;
+    let param = match args.kind {
+        Kind::Petz | Kind::Sandwiched | Kind::Maximal => Some("alpha"),
+        Kind::HockeyStick => Some("gamma"),
+        _ => None,
+    };
+    let unit = if args.kind.is_logarithmic() {
+        format!(", {}", base.unit())
+    } else {
+        String::new()
+    };
+    for (k, rows) in results.into_iter().enumerate() {
+        let rows = rows.map_err(|e| {
+            if stacked {
+                qrenyi::Error::Parse {
+                    what: format!("pair {k}"),
+                    reason: e.to_string(),
+                }
+            } else {
+                e
+            }
+        })?;
+        let rows: Vec<(f64, f64)> = if args.kind.is_logarithmic() {
+            rows.into_iter().map(|(x, v)| (x, base.scale(v))).collect()
+        } else {
+            rows
+        };
+        let d = dims[k];
+        if args.json {
+            let out = match param {
+                Some(p) => json!({
+                    "kind": kind_name,
+                    "base": base.to_string(),
+                    "results": rows.iter().map(|(x, v)| json!({ p: json_number(*x), "value": json_number(*v) })).collect::<Vec<_>>(),
+                }),
+                None => {
+                    json!({ "kind": kind_name, "base": base.to_string(), "value": json_number(rows[0].1) })
+                }
+            };
+            println!("{out}");
+        } else if stacked {
+            let values = match param {
+                Some(p) => rows
+                    .iter()
+                    .map(|(x, v)| format!("{p}={}: {}", fmt_param(*x), fmt_value(*v)))
+                    .collect::<Vec<_>>()
+                    .join("  "),
+                None => fmt_value(rows[0].1),
+            };
+            println!("pair {k}: {kind_name} (d = {d}{unit})  {values}");
+        } else {
+            match param {
+                Some(p) => {
+                    println!("{kind_name}   (d = {d}{unit})");
+                    println!("{:>12}  {:>20}", p, "value");
+                    for (x, v) in &rows {
+                        println!("{:>12}  {:>20}", fmt_param(*x), fmt_value(*v));
+                    }
+                }
+                None => println!("{kind_name} = {}   (d = {d}{unit})", fmt_value(rows[0].1)),
+            }
+        }
+    }
+    Ok(0)
+}
+
+/// Rows of every pair, the pairs' dimensions and whether an input was a stack.
+type Evaluated = (Vec<Result<Vec<(f64, f64)>>>, Vec<usize>, bool);
+
+/// The states route of `divergence`: load and validate the states, then evaluate every pair.
+fn states_route(args: &Args, alphas: &[f64], gammas: &[f64]) -> Result<Evaluated> {
     // validation that reuses work: a state the computation decomposes anyway is checked from its
     // eigenvalues (no Cholesky); the hockey-stick and trace distance decompose neither state, the
     // sandwiched orders α > 1 only σ (`Pair`'s direct route)
@@ -324,75 +399,71 @@ pub fn run(args: &Args) -> Result<i32> {
         }
         plot_curve(p, args, &Pair::new(&pairs[0].0, &pairs[0].1)?, alphas)?;
     }
-    let kind = args.kind;
     let bar = super::progress(None, "{spinner} computing  {elapsed}");
+    let kind = args.kind;
     let results = batch::map(&pairs, |pair| evaluate(kind, pair, alphas, gammas));
     bar.finish_and_clear();
-    let base = args.base.base;
-    let param = match args.kind {
-        Kind::Petz | Kind::Sandwiched | Kind::Maximal => Some("alpha"),
-        Kind::HockeyStick => Some("gamma"),
-        _ => None,
+    let dims = pairs.iter().map(|(r, _)| r.dim()).collect();
+    Ok((results, dims, rho_stacked || sigma_stacked))
+}
+
+/// The GPU route of `divergence` (feature `cuda`): sandwiched orders α > 1 of two single matrices
+/// (no stacks, no `--normalize`, no `--plot`) with the GPU backend (`--backend cuda`, or `auto`
+/// when a GPU is present and `d` reaches its crossover) go straight from the raw files to the
+/// device, validation included (`divergence::sandwiched_from_matrices`: σ decomposed, ρ not).
+/// `None` sends the call to the states route — also on any error, which that route then reports
+/// with the name of the file at fault.
+#[cfg(feature = "cuda")]
+fn gpu_direct(args: &Args, alphas: &[f64]) -> Option<(Vec<(f64, f64)>, usize)> {
+    let backend: Backend = match args.load.backend.as_str() {
+        "default" | "auto" => Backend::default(),
+        other => other.parse().ok()?,
     };
-    let unit = if args.kind.is_logarithmic() {
-        format!(", {}", base.unit())
-    } else {
-        String::new()
-    };
-    let stacked = rho_stacked || sigma_stacked;
-    for (k, rows) in results.into_iter().enumerate() {
-        let rows = rows.map_err(|e| {
-            if stacked {
-                qrenyi::Error::Parse {
-                    what: format!("pair {k}"),
-                    reason: e.to_string(),
-                }
-            } else {
-                e
-            }
-        })?;
-        let rows: Vec<(f64, f64)> = if args.kind.is_logarithmic() {
-            rows.into_iter().map(|(x, v)| (x, base.scale(v))).collect()
-        } else {
-            rows
-        };
-        let d = pairs[k].0.dim();
-        if args.json {
-            let out = match param {
-                Some(p) => json!({
-                    "kind": kind_name,
-                    "base": base.to_string(),
-                    "results": rows.iter().map(|(x, v)| json!({ p: json_number(*x), "value": json_number(*v) })).collect::<Vec<_>>(),
-                }),
-                None => {
-                    json!({ "kind": kind_name, "base": base.to_string(), "value": json_number(rows[0].1) })
-                }
-            };
-            println!("{out}");
-        } else if stacked {
-            let values = match param {
-                Some(p) => rows
-                    .iter()
-                    .map(|(x, v)| format!("{p}={}: {}", fmt_param(*x), fmt_value(*v)))
-                    .collect::<Vec<_>>()
-                    .join("  "),
-                None => fmt_value(rows[0].1),
-            };
-            println!("pair {k}: {kind_name} (d = {d}{unit})  {values}");
-        } else {
-            match param {
-                Some(p) => {
-                    println!("{kind_name}   (d = {d}{unit})");
-                    println!("{:>12}  {:>20}", p, "value");
-                    for (x, v) in &rows {
-                        println!("{:>12}  {:>20}", fmt_param(*x), fmt_value(*v));
-                    }
-                }
-                None => println!("{kind_name} = {}   (d = {d}{unit})", fmt_value(rows[0].1)),
-            }
-        }
+    let direct = args.kind == Kind::Sandwiched
+        && !alphas.is_empty()
+        && alphas.iter().all(|&a| a > 1.0 && a.is_finite())
+        && !args.load.normalize
+        && args.plot.is_none();
+    if !direct {
+        return None;
     }
-    Ok(0)
+    let mut trace = qrenyi::spectral::cuda::Trace::new();
+    let (r, s) = (
+        qrenyi::io::read_stack(&args.rho).ok()?,
+        qrenyi::io::read_stack(&args.sigma).ok()?,
+    );
+    trace.mark_host("cli: read both files");
+    if r.stacked || s.stacked || r.single_precision || s.single_precision {
+        return None;
+    }
+    let d = r.matrices.shape()[1];
+    if !backend.uses_gpu(d) {
+        return None;
+    }
+    let take = |m: ndarray::Array3<num_complex::Complex64>| {
+        m.index_axis_move(ndarray::Axis(0), 0)
+            .as_standard_layout()
+            .into_owned()
+    };
+    let tol = Tolerance {
+        base: args.load.tolerance,
+    };
+    let values = qrenyi::divergence::sandwiched_from_matrices(
+        take(r.matrices),
+        take(s.matrices),
+        alphas,
+        tol,
+        backend,
+    )
+    .ok()?;
+    trace.mark_host("cli: layout + sandwiched_from_matrices");
+    Some((alphas.iter().copied().zip(values).collect(), d))
+}
+
+/// Without the `cuda` feature every call takes the states route.
+#[cfg(not(feature = "cuda"))]
+fn gpu_direct(_: &Args, _: &[f64]) -> Option<(Vec<(f64, f64)>, usize)> {
+    None
 }
 
 /// The α-curve of one pair on a log-spaced grid covering the requested orders, with the α = 1

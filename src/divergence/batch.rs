@@ -359,12 +359,126 @@ pub fn sandwiched_from_matrices(
         };
         if wanted && alpha > 1.0 && alpha.is_finite() && (1..=cuda::BATCHED_MAX_DIM).contains(&dim)
         {
-            if let Ok(out) = on_device(mats, alpha, tol, backend, dim) {
+            let out = if dim <= cuda::PAIR_KERNEL_MAX_DIM {
+                pair_kernel_route(mats, alpha, tol, backend, dim)
+            } else {
+                on_device(mats, alpha, tol, backend, dim)
+            };
+            if let Ok(out) = out {
                 return out;
             }
         }
     }
     run(mats, dim, host)
+}
+
+/// The one-thread-per-pair GPU route of [`sandwiched_from_matrices`] (`d ≤ 16`): the raw pairs go
+/// to the device as two stacks and come back as spectra and validation statistics
+/// (`spectral::cuda::sandwiched_pair_kernel`); the host makes validation's decisions from those
+/// statistics (the same numbers as its own checks) and evaluates the values in parallel. Pairs
+/// of another dimension, pairs the statistics reject (re-validated on the host, which reports
+/// the exact error), unconverged solves and rank-deficient σ are answered on the host.
+#[cfg(feature = "cuda")]
+fn pair_kernel_route(
+    mats: &[(Array2<Complex64>, Array2<Complex64>)],
+    alpha: f64,
+    tol: crate::state::Tolerance,
+    backend: crate::spectral::Backend,
+    d: usize,
+) -> Result<Vec<Result<f64>>> {
+    use super::device::sandwiched_value;
+    use crate::state::density::negative_eigenvalue_check;
+    tol.check()?;
+    let mut tr = crate::spectral::cuda::Trace::new();
+    let on_gpu: Vec<usize> = (0..mats.len())
+        .filter(|&k| {
+            let (r, s) = &mats[k];
+            r.dim() == (d, d) && s.dim() == (d, d)
+        })
+        .collect();
+    let n = on_gpu.len();
+    let (mut rs, mut ss) = (Vec::with_capacity(n * d * d), Vec::with_capacity(n * d * d));
+    for &k in &on_gpu {
+        let (r, s) = &mats[k];
+        match (r.as_slice(), s.as_slice()) {
+            (Some(r), Some(s)) => {
+                rs.extend_from_slice(r);
+                ss.extend_from_slice(s);
+            }
+            _ => {
+                rs.extend(r.iter().copied());
+                ss.extend(s.iter().copied());
+            }
+        }
+    }
+    tr.mark(None, "pair kernel: stacking");
+    let out = crate::spectral::cuda::sandwiched_pair_kernel(&rs, &ss, (d, n), alpha)?;
+    // the host's decisions from the device's statistics; None: answer on the host
+    let accept = |norm2: f64, dev2: f64, trace: f64| {
+        if norm2.is_nan() || norm2 >= 1e300 {
+            return None;
+        }
+        let t = tol.scaled(d, norm2.sqrt());
+        (dev2.sqrt() <= t && (trace - 1.0).abs() <= t).then_some(t)
+    };
+    let decided: Vec<Option<Result<f64>>> = (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let (flags, info) = (out.flags[i], &out.info[8 * i..8 * i + 8]);
+            if flags & 0b111 != 0b111 {
+                return None;
+            }
+            let t_rho = accept(info[2], info[3], info[4])?;
+            let t_sigma = accept(info[5], info[6], info[7])?;
+            let rows = i * d..(i + 1) * d;
+            let (mu, diag, nu) = (
+                &out.mu[rows.clone()],
+                &out.diag[rows.clone()],
+                &out.nu[rows],
+            );
+            Some(
+                negative_eigenvalue_check(info[0], t_rho)
+                    .and_then(|_| negative_eigenvalue_check(mu[0], t_sigma))
+                    .map(|_| sandwiched_value(alpha, mu, diag, nu, info[1])),
+            )
+        })
+        .collect();
+    tr.mark(None, "pair kernel: host decisions and values");
+    let mut answers: Vec<Option<Result<f64>>> = (0..mats.len()).map(|_| None).collect();
+    for (i, v) in decided.into_iter().enumerate() {
+        answers[on_gpu[i]] = v;
+    }
+    Ok(answer_the_rest(answers, d, |k| {
+        let (r, s) = &mats[k];
+        super::sandwiched_from_matrices(r.clone(), s.clone(), &[alpha], tol, backend).map(|v| v[0])
+    }))
+}
+
+/// Fill the pairs a GPU route left unanswered (`None`) with `host(k)`, in parallel.
+#[cfg(feature = "cuda")]
+fn answer_the_rest(
+    mut answers: Vec<Option<Result<f64>>>,
+    d: usize,
+    host: impl Fn(usize) -> Result<f64> + Sync + Send,
+) -> Vec<Result<f64>> {
+    let rest: Vec<usize> = (0..answers.len())
+        .filter(|&k| answers[k].is_none())
+        .collect();
+    let answered = run(&rest, d, |&k| host(k));
+    for (k, v) in rest.into_iter().zip(answered) {
+        answers[k] = Some(v);
+    }
+    answers
+        .into_iter()
+        .map(|v| {
+            v.unwrap_or_else(|| {
+                Err(crate::Error::Eigensolver {
+                    backend: "cuda",
+                    reason: "missing result".into(),
+                })
+            })
+        })
+        .collect()
 }
 
 /// The batched GPU route of [`sandwiched_from_matrices`] (pairs of another dimension, invalid or
@@ -382,6 +496,7 @@ fn on_device(
     let host = |r: Array2<Complex64>, s: Array2<Complex64>| {
         super::sandwiched_from_matrices(r, s, &[alpha], tol, backend).map(|v| v[0])
     };
+    let mut tr = crate::spectral::cuda::Trace::new();
     // host checks (square, finite, Hermitian, trace) of every pair, in parallel
     type Checked = (Array2<Complex64>, Array2<Complex64>, f64, f64);
     let checked: Vec<Result<Checked>> = run(mats, d, |(r, s)| {
@@ -401,6 +516,7 @@ fn on_device(
             ss.extend(s.iter().copied());
         }
     }
+    tr.mark(None, "batch host checks + stacking");
     let shifts = std::cell::RefCell::new(Vec::with_capacity(n));
     let spectra = crate::spectral::cuda::sandwiched_batch_spectra(&rs, &ss, (d, n), true, |mu| {
         let mut cs = shifts.borrow_mut();
@@ -441,25 +557,11 @@ fn on_device(
             });
         out[k] = Some(value);
     }
-    let rest: Vec<usize> = (0..mats.len()).filter(|&k| out[k].is_none()).collect();
-    let answered = run(&rest, d, |&k| match &checked[k] {
+    tr.mark(None, "batch values on the host");
+    Ok(answer_the_rest(out, d, |k| match &checked[k] {
         Ok((r, s, ..)) => host(r.clone(), s.clone()),
         Err(e) => Err(e.clone()),
-    });
-    for (k, v) in rest.into_iter().zip(answered) {
-        out[k] = Some(v);
-    }
-    Ok(out
-        .into_iter()
-        .map(|v| {
-            v.unwrap_or_else(|| {
-                Err(crate::Error::Eigensolver {
-                    backend: "cuda",
-                    reason: "missing result".into(),
-                })
-            })
-        })
-        .collect())
+    }))
 }
 
 #[cfg(test)]

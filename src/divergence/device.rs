@@ -99,9 +99,13 @@ pub(crate) fn scaled_block_eigvalsh(
 /// `ν_k` the eigenvalues of `D ρ' D`, `D = diag(e^{(γ ln μ_j − c)/2})`, `γ = (1−α)/α`,
 /// `c = max_j γ ln μ_j` (the decomposition of the CPU path, docs/divergences.md; ν > 0 kept —
 /// for α > 1 the `O(dε‖A‖)` noise of a rank-deficient ρ enters `Σν^α` as `ν^α`). One
-/// values-only `zheevd` per order; copies: ρ and σ up, `O(d)` numbers per order down. The PSD
-/// check of ρ is a Cholesky factorisation of `ρ + t·I` on the device copy (eigenvalues only if it
-/// fails), σ's comes from its eigenvalues. Any other case (orders `≤ 1` or `∞` — α < 1 keeps the
+/// values-only `zheevd` per order; copies: ρ and σ up, `O(d)` numbers per order down. On this
+/// route validation runs on the GPU too: the Hermiticity, finiteness and trace statistics of each
+/// raw matrix are computed there with the host's operations (so the accept/reject decision is the
+/// host's; a rejected or non-finite input is re-validated on the host, which reports the exact
+/// error), the PSD check of ρ is a Cholesky factorisation of `ρ + t·I` on the device copy
+/// (eigenvalues only if it fails), σ's comes from its eigenvalues; ρ's upload, check and
+/// factorisation overlap σ's decomposition (a second stream). Any other case (orders `≤ 1` or `∞` — α < 1 keeps the
 /// pair's relative-accurate SVD route —, a rank-deficient σ, no GPU for this `d`) validates both
 /// states and evaluates a [`Pair`](super::Pair).
 ///
@@ -119,6 +123,19 @@ pub fn sandwiched_from_matrices(
     for &a in alphas {
         super::Family::Sandwiched.check_alpha(a)?;
     }
+    let direct = !alphas.is_empty() && alphas.iter().all(|&a| a > 1.0 && a.is_finite());
+    #[cfg(feature = "cuda")]
+    if direct
+        && tol.check().is_ok()
+        && rho.is_square()
+        && rho.dim() == sigma.dim()
+        && !rho.is_empty()
+        && backend.uses_gpu(rho.nrows())
+    {
+        if let Some(values) = sandwiched_on_device(&rho, &sigma, alphas, tol, backend)? {
+            return Ok(values);
+        }
+    }
     let (mut rho, mut sigma) = (rho, sigma);
     let t_rho = hermitian_unit_trace(&mut rho, tol)?;
     let t_sigma = hermitian_unit_trace(&mut sigma, tol)?;
@@ -129,25 +146,8 @@ pub fn sandwiched_from_matrices(
             right: sigma.nrows(),
         });
     }
-    #[cfg(feature = "cuda")]
-    if backend.uses_gpu(rho.nrows())
-        && !alphas.is_empty()
-        && alphas.iter().all(|&a| a > 1.0 && a.is_finite())
-    {
-        if let Some(values) = sandwiched_on_device(&rho, &sigma, (t_rho, t_sigma), alphas, backend)?
-        {
-            return Ok(values);
-        }
-        // σ rank-deficient and both inputs already validated: the pair route
-        let (r, s) = (
-            DensityMatrix::from_validated(rho, backend),
-            DensityMatrix::from_validated(sigma, backend),
-        );
-        return super::Pair::new(&r, &s)?.curve(super::Family::Sandwiched, alphas);
-    }
     // σ is decomposed by every sandwiched order, ρ only outside the direct route (orders > 1):
     // a state decomposed anyway is checked from its eigenvalues
-    let direct = !alphas.is_empty() && alphas.iter().all(|&a| a > 1.0 && a.is_finite());
     let r = if direct {
         DensityMatrix::psd_by_cholesky(rho, t_rho, backend)?
     } else {
@@ -157,23 +157,30 @@ pub fn sandwiched_from_matrices(
     super::Pair::new(&r, &s)?.curve(super::Family::Sandwiched, alphas)
 }
 
-/// The device route of [`sandwiched_from_matrices`]; `None` when σ is rank-deficient (both
-/// inputs are then fully validated).
+/// The device route of [`sandwiched_from_matrices`] on the raw matrices (validated on the GPU);
+/// `None` when the host must take over: a matrix the device checks reject or cannot judge (the
+/// host validation then reports the exact error), or a rank-deficient σ (the pair route).
 #[cfg(feature = "cuda")]
 fn sandwiched_on_device(
     rho: &Array2<Complex64>,
     sigma: &Array2<Complex64>,
-    (t_rho, t_sigma): (f64, f64),
     alphas: &[f64],
+    tol: crate::state::Tolerance,
     backend: Backend,
 ) -> Result<Option<Vec<f64>>> {
-    use crate::state::density::{negative_eigenvalue_check, reject_negative_eigenvalue};
+    use crate::state::density::{
+        hermitian_unit_trace, negative_eigenvalue_check, reject_negative_eigenvalue,
+    };
     let d = rho.nrows();
     let shifts = std::cell::RefCell::new(Vec::new());
+    let accept = |c: &crate::spectral::cuda::DeviceCheck| {
+        let t = tol.scaled(d, c.norm);
+        (c.deviation <= t && (c.trace - 1.0).abs() <= t).then_some(t)
+    };
     let spectra = crate::spectral::cuda::sandwiched_spectra(
         &rho.view(),
         &sigma.view(),
-        t_rho,
+        accept,
         |mu: &[f64]| {
             let (min, max) = (mu.first().copied()?, mu.last().copied()?);
             if min <= crate::spectral::zero_threshold(d, max) {
@@ -192,8 +199,15 @@ fn sandwiched_on_device(
             )
         },
     )?;
+    let Some(spectra) = spectra else {
+        return Ok(None);
+    };
+    let (t_rho, t_sigma) = spectra.tolerances;
     if !spectra.rho_shifted_cholesky {
-        reject_negative_eigenvalue(rho, t_rho, backend)?;
+        // rare: the eigenvalues decide, on the host's symmetrised copy
+        let mut r = rho.clone();
+        hermitian_unit_trace(&mut r, tol)?;
+        reject_negative_eigenvalue(&r, t_rho, backend)?;
     }
     negative_eigenvalue_check(
         spectra.sigma_values.first().copied().unwrap_or(0.0),

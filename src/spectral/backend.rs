@@ -180,7 +180,7 @@ impl Backend {
     /// Whether a call of kind `op` at dimension `d` runs on the GPU (explicit [`Backend::Cuda`], or
     /// [`Backend::Auto`] from [`AUTO_CUDA_FROM`] with a device present).
     #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
-    pub(crate) fn uses_gpu(self, d: usize) -> bool {
+    pub fn uses_gpu(self, d: usize) -> bool {
         self.resolve(Op::Vectors, d) == Backend::Cuda
     }
 

@@ -61,11 +61,11 @@ fn spectral(c: &mut Criterion) {
     group.finish();
 }
 
-/// The fixed-size Jacobi solver (`spectral::small`, stack arrays, no conversion) against nalgebra and
+/// The fixed-size solvers (`spectral::small`: Jacobi, Householder + QL; stack arrays, no conversion) against nalgebra and
 /// LAPACK on the same matrices, d = 2…16: where `Backend::Auto` switches
-/// ([`qrenyi::spectral::small::AUTO_JACOBI_BELOW`]).
+/// ([`qrenyi::spectral::small::AUTO_SMALL_VECTORS_MAX`], [`qrenyi::spectral::small::AUTO_SMALL_VALUES_MAX`]).
 fn small_jacobi(c: &mut Criterion) {
-    use qrenyi::spectral::small::{eigh_fixed, from_view, with_small_dim};
+    use qrenyi::spectral::small::{eigh_fixed, eigh_tridiagonal, from_view, with_small_dim};
     for d in [2usize, 3, 4, 6, 8, 12, 16] {
         let (rho, _) = common::pair(d, 1);
         let a = rho.matrix();
@@ -76,6 +76,9 @@ fn small_jacobi(c: &mut Criterion) {
                 let m = from_view::<N>(&a.view());
                 group.bench_function(BenchmarkId::new(kind, "jacobi"), |b| {
                     b.iter(|| eigh_fixed::<N>(black_box(&m), vectors))
+                });
+                group.bench_function(BenchmarkId::new(kind, "tridiagonal"), |b| {
+                    b.iter(|| eigh_tridiagonal::<N>(black_box(&m), vectors))
                 });
             }, _ => ());
             for backend in [Backend::Nalgebra, Backend::Lapack] {

@@ -187,11 +187,13 @@ fn small_kernel_within_documented_bounds() {
 
 /// `small_kernel_allocates_nothing`: with both states decomposed, a call the kernel answers makes
 /// no heap allocation — Petz (any order) and Umegaki at d ≤ 8 (`divergence::small::SMALL_PAIR_MAX`),
-/// and below d = 4 (`spectral::small::AUTO_JACOBI_BELOW`) also sandwiched α > 1 and maximal α ≥ 1.
+/// sandwiched α > 1 up to `divergence::small::SMALL_SANDWICHED_MAX` (12) and maximal α ≥ 1 up to
+/// `divergence::small::SMALL_SPECTRAL_MAX` (16).
 #[test]
 #[cfg(feature = "openblas")] // the kernel serves Backend::Auto, the default backend only with LAPACK
 fn small_kernel_allocates_nothing() {
-    for d in [2usize, 3, 4, 5, 8] {
+    use qrenyi::divergence::small::{SMALL_PAIR_MAX, SMALL_SANDWICHED_MAX, SMALL_SPECTRAL_MAX};
+    for d in [2usize, 3, 4, 5, 8, 12, 16] {
         let (rho, sigma) = {
             let mut r = rng(d as u64);
             (
@@ -201,23 +203,26 @@ fn small_kernel_allocates_nothing() {
         };
         rho.eigen().unwrap();
         sigma.eigen().unwrap();
-        let families: &[Family] = if d < qrenyi::spectral::small::AUTO_JACOBI_BELOW {
-            &Family::ALL
-        } else {
-            &[Family::Petz]
-        };
+        let mut calls: Vec<(Family, f64)> = Vec::new();
+        if d <= SMALL_PAIR_MAX {
+            calls.extend([0.3, 1.0, 2.0, f64::INFINITY].map(|a| (Family::Petz, a)));
+            calls.push((Family::Sandwiched, 1.0));
+        }
+        if d <= SMALL_SANDWICHED_MAX {
+            calls.extend([2.0, 7.5].map(|a| (Family::Sandwiched, a)));
+        }
+        if d <= SMALL_SPECTRAL_MAX {
+            calls.extend([1.0, 2.0, 7.5, f64::INFINITY].map(|a| (Family::Maximal, a)));
+            calls.push((Family::Sandwiched, f64::INFINITY));
+        }
         let before = allocations();
         let mut sum = 0.0;
-        for &f in families {
-            for alpha in [1.0, 2.0, 7.5, f64::INFINITY] {
-                sum += Pair::new(&rho, &sigma).unwrap().renyi(f, alpha).unwrap();
-            }
+        for &(f, alpha) in &calls {
+            sum += Pair::new(&rho, &sigma).unwrap().renyi(f, alpha).unwrap();
         }
-        sum += Pair::new(&rho, &sigma)
-            .unwrap()
-            .renyi(Family::Petz, 0.3)
-            .unwrap();
-        sum += Pair::new(&rho, &sigma).unwrap().umegaki().unwrap();
+        if d <= SMALL_PAIR_MAX {
+            sum += Pair::new(&rho, &sigma).unwrap().umegaki().unwrap();
+        }
         assert_eq!(allocations() - before, 0, "d = {d}");
         assert!(sum.is_finite());
     }

@@ -129,8 +129,8 @@ impl Operand<'_> {
 /// one decomposition by [`Backend::Auto`](crate::spectral::Backend::Auto) that also decides PSD —
 /// the one a state would compute on first use, so the values are the one-pair API's, up to the
 /// ulps by which `Pair`'s direct sandwiched route differs from its decomposed one — and the
-/// small-pair kernel, `d ≤ 8`).
-pub const SMALL_STACK_BELOW: usize = 9;
+/// small-pair kernel, `d ≤ 16`).
+pub const SMALL_STACK_BELOW: usize = 17;
 
 /// `D_α(ρ_k‖σ_k)` of `family` at every order of `alphas` (`Pair::renyi` for one order,
 /// `Pair::curve` for several) for the pairs of two operands — raw matrices are validated as
@@ -253,14 +253,15 @@ fn named(what: &str, e: crate::Error) -> crate::Error {
 /// build a state where the kernel declines).
 struct SmallSide<'a, const N: usize> {
     state: super::small::SmallState<N>,
-    origin: Origin<'a>,
+    origin: Origin<'a, N>,
 }
 
-enum Origin<'a> {
+enum Origin<'a, const N: usize> {
     /// The operand's shared state.
     Shared(&'a DensityMatrix),
-    /// A raw matrix after the checks and symmetrisation (PSD checked too), with its decomposition.
-    Checked(Array2<Complex64>, crate::spectral::Eigen),
+    /// A raw matrix after the checks and symmetrisation (PSD checked too), with its decomposition
+    /// (the fixed-size solver's, which is `Backend::Auto`'s at these sizes).
+    Checked(Array2<Complex64>, crate::spectral::small::SmallEigen<N>),
 }
 
 impl<const N: usize> SmallSide<'_, N> {
@@ -271,7 +272,10 @@ impl<const N: usize> SmallSide<'_, N> {
             Origin::Checked(h, e) => DensityMatrix::from_validated_with_eigen(
                 h.clone(),
                 crate::spectral::Backend::Auto,
-                e.clone(),
+                crate::spectral::Eigen::from_parts(
+                    ndarray::Array1::from_iter(e.values),
+                    Array2::from_shape_fn((N, N), |(i, j)| e.vectors[i][j]),
+                ),
             ),
         }
     }
@@ -286,7 +290,6 @@ fn small_operand<'a, const N: usize>(
     k: usize,
     tol: crate::state::Tolerance,
 ) -> Result<SmallSide<'a, N>> {
-    use crate::spectral::EigenSolver;
     use crate::state::density::{hermitian_unit_trace, negative_eigenvalue_check};
     let v = match o {
         Operand::State(s) => {
@@ -300,9 +303,9 @@ fn small_operand<'a, const N: usize>(
     let checked = || -> Result<SmallSide<'a, N>> {
         let mut h = v[k].clone();
         let t = hermitian_unit_trace(&mut h, tol)?;
-        let (w, vecs) = crate::spectral::Backend::Auto.eigh(h.view())?;
-        let e = crate::spectral::Eigen::from_parts(w, vecs);
-        let state = super::small::SmallState::from_eigen(&e);
+        let m = crate::spectral::small::from_view::<N>(&h.view());
+        let e = crate::spectral::small::eigh_small::<N>(&m, true)?;
+        let state = super::small::SmallState::from_small(&e);
         negative_eigenvalue_check(state.min_value(), t)?;
         Ok(SmallSide {
             state,

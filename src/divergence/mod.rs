@@ -22,7 +22,7 @@ pub mod classical;
 mod device;
 mod petz;
 mod quantum;
-mod small;
+pub mod small;
 
 pub use device::sandwiched_from_matrices;
 pub use quantum::{hockey_stick, Pair};

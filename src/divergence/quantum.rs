@@ -776,6 +776,12 @@ impl SandwichedView<'_> {
     /// The scales `μ_j^{γ/2}` are normalised by the largest: the returned `ν̂ = ν e^{−c}`,
     /// `c = max_j γ ln μ_j`, with `c`.
     fn parts(&self, alpha: f64) -> Result<(Terms, Vec<f64>, f64)> {
+        self.parts_with(alpha, None)
+    }
+
+    /// [`Self::parts`] with the α < 1 spectrum already computed (`pre`, from [`Self::below_one`]
+    /// at the same α), so that α < ½ runs its SVD once.
+    fn parts_with(&self, alpha: f64, pre: Option<Spectrum>) -> Result<(Terms, Vec<f64>, f64)> {
         let b = self.basis;
         let rho = self.rho_in_basis;
         let gamma = (1.0 - alpha) / alpha;
@@ -787,7 +793,11 @@ impl SandwichedView<'_> {
         let scale: Vec<f64> = logs.iter().map(|l| (0.5 * (l - c)).exp()).collect();
         let n = s.len();
         let kept: Vec<f64> = if alpha < 1.0 {
-            match self.below_one(alpha, &scale)? {
+            let spectrum = match pre {
+                Some(sp) => sp,
+                None => self.below_one(alpha, &scale)?,
+            };
+            match spectrum {
                 Spectrum::Scaled(nu) => nu,
                 Spectrum::Graded(g) => g
                     .ln_values(&ln_mu, 0.5 * gamma)
@@ -898,12 +908,14 @@ impl SandwichedView<'_> {
         if alpha > 1.0 && !self.basis.supported {
             return Ok(f64::INFINITY);
         }
+        let mut pre = None;
         if alpha < 0.5 {
-            if let Some(d) = self.below_half(alpha)? {
-                return Ok(d);
+            match self.below_half(alpha)? {
+                Spectrum::Graded(g) => return self.below_half_value(alpha, &g),
+                scaled => pre = Some(scaled),
             }
         }
-        let (diag, nu, c) = self.parts(alpha)?;
+        let (diag, nu, c) = self.parts_with(alpha, pre)?;
         let total: f64 = nu.iter().sum();
         if nu.is_empty() || total <= 0.0 {
             return Ok(f64::INFINITY);
@@ -915,8 +927,10 @@ impl SandwichedView<'_> {
     /// α < ½ on the graded route: `ν_k = μ_{π(k)}^γ e^{r_k}`, so
     /// `ν_k^α = exp((1−α) ln μ_{π(k)} + α r_k)` — no power of `μ` beyond `f64` is formed (at
     /// α = 10⁻³⁰⁰ the scales are `μ^{10³⁰⁰}`) — and `D̃_α = (ln Σ_k ν_k^α − ln Tr ρ)/(α − 1)`
-    /// (log-sum-exp; `1/(α−1)` amplifies nothing below ½). `None` when the fast path is accurate.
-    fn below_half(&self, alpha: f64) -> Result<Option<f64>> {
+    /// (log-sum-exp; `1/(α−1)` amplifies nothing below ½). The spectrum of [`Self::below_one`]:
+    /// graded (then [`Self::below_half_value`]) or the fast path's, handed on to
+    /// [`Self::parts_with`] (one SVD per order).
+    fn below_half(&self, alpha: f64) -> Result<Spectrum> {
         let gamma = (1.0 - alpha) / alpha;
         let ln_mu = self.ln_mu()?;
         let c = ln_mu
@@ -928,9 +942,12 @@ impl SandwichedView<'_> {
             .iter()
             .map(|l| (0.5 * (gamma * l - c)).exp())
             .collect();
-        let Spectrum::Graded(g) = self.below_one(alpha, &scale)? else {
-            return Ok(None);
-        };
+        self.below_one(alpha, &scale)
+    }
+
+    /// `D̃_α`, α < ½, from the graded spectrum (see [`Self::below_half`]).
+    fn below_half_value(&self, alpha: f64, g: &GradedSpectrum) -> Result<f64> {
+        let ln_mu = self.ln_mu()?;
         let logs: Vec<f64> = g
             .base
             .iter()
@@ -939,11 +956,11 @@ impl SandwichedView<'_> {
             .collect();
         let m = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         if m == f64::NEG_INFINITY {
-            return Ok(Some(f64::INFINITY));
+            return Ok(f64::INFINITY);
         }
         let lse = m + logs.iter().map(|l| (l - m).exp()).sum::<f64>().ln();
         let trace: f64 = self.rho_in_basis.diag().iter().map(|z| z.re.max(0.0)).sum();
-        Ok(Some((lse - trace.ln()) / (alpha - 1.0)))
+        Ok((lse - trace.ln()) / (alpha - 1.0))
     }
 }
 

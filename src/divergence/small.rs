@@ -1,24 +1,27 @@
-//! Small pairs (`d ≤` [`SMALL_PAIR_MAX`]): the families from the two decompositions on fixed-size
+//! Small pairs (`d ≤` [`SMALL_SPECTRAL_MAX`]): the families from the two decompositions on fixed-size
 //! stack arrays (`[[_; d]; d]`, monomorphised per dimension), without heap allocation.
 //!
 //! The reductions are those of [`Pair`](super::Pair) (`quantum.rs`; derivations in
 //! `docs/divergences.md`) — the same support decisions (zero threshold, overlap cutoff,
 //! `Tr ρ Π_ker σ` against `τ(d, λ_max(ρ))`), the same Rényi means:
 //!
-//! * Petz and Umegaki: the `d²` Nussbaum–Szkoła terms `(λ_i O_ij / W, ln λ_i − ln μ_j)` — the
-//!   reference evaluation that `Pair`'s factorised forms certify themselves against;
-//! * sandwiched, `α > 1`, `d <` [`AUTO_JACOBI_BELOW`]: `ρ' = (W√Λ)(W√Λ)†` in σ's eigenbasis, one
-//!   values-only Jacobi solve of `D^{γ/2} ρ'_ss D^{γ/2}` (`spectral::small`), the diagonal and
-//!   spectral Rényi means;
-//! * maximal, `α ≥ 1`, `supp ρ ⊆ supp σ`, `d <` [`AUTO_JACOBI_BELOW`]: the eigenpairs of
-//!   `T = D^{−1/2} ρ'_ss D^{−1/2}` and the weights `w_k = ⟨v_k|σ|v_k⟩`.
+//! * Petz and Umegaki, `d ≤` [`SMALL_PAIR_MAX`]: the `d²` Nussbaum–Szkoła terms
+//!   `(λ_i O_ij / W, ln λ_i − ln μ_j)` — the reference evaluation that `Pair`'s factorised forms
+//!   certify themselves against;
+//! * sandwiched, `α > 1`, `d ≤` [`SMALL_SANDWICHED_MAX`] (LAPACK's values-only solve is ahead
+//!   above): `ρ' = (W√Λ)(W√Λ)†` in σ's eigenbasis, one values-only solve of
+//!   `D^{γ/2} ρ'_ss D^{γ/2}` (`spectral::small::eigh_small`: Jacobi at 2, Householder + QL
+//!   from 3), the diagonal and spectral Rényi means;
+//! * maximal, `α ≥ 1`, `supp ρ ⊆ supp σ`: the eigenpairs of `T = D^{−1/2} ρ'_ss D^{−1/2}` and the
+//!   weights `w_k = ⟨v_k|σ|v_k⟩`.
 //!
 //! Everything else **declines** (`None`) and runs on `Pair`'s route: sandwiched and maximal `α < 1`
 //! (their small eigenvalues are needed to relative accuracy: SVD with an a-posteriori bound, else
 //! the graded Jacobi method), the maximal family of a leaking ρ (Ando's Schur complement), other
-//! backends than [`Backend::Auto`] (an explicit backend is a request for that solver) and `d >` [`SMALL_PAIR_MAX`].
-//! Where the kernel answers, its error is that of the route it replaces: the Jacobi solver meets the
-//! same backward-stable bound as LAPACK (`spectral::small`), and the Rényi means are shared.
+//! backends than [`Backend::Auto`] (an explicit backend is a request for that solver), Petz and
+//! Umegaki above [`SMALL_PAIR_MAX`] and every family above [`SMALL_SPECTRAL_MAX`].
+//! Where the kernel answers, its error is that of the route it replaces: both fixed-size solvers
+//! meet the same backward-stable bound as LAPACK (`spectral::small`), and the Rényi means are shared.
 
 // Index loops: the kernels read entries `m[i][j]` and their mirrors `m[j][i]` together.
 #![allow(clippy::needless_range_loop)]
@@ -26,17 +29,24 @@
 use super::renyi_mean;
 use super::Family;
 use crate::error::Result;
-use crate::spectral::small::{
-    eigh_fixed, with_small_dim, zeros, Mat, AUTO_JACOBI_BELOW, SMALL_MAX,
-};
+use crate::spectral::small::{eigh_small, with_small_dim, zeros, Mat, SMALL_MAX};
 use crate::spectral::{zero_threshold, Backend, Eigen, EPS};
 use crate::state::DensityMatrix;
 use num_complex::Complex64;
 
-/// Largest dimension the small-pair kernel takes (Petz and Umegaki; the families that need a
-/// per-order eigensolve only below [`AUTO_JACOBI_BELOW`], where the Jacobi solver beats nalgebra):
-/// measured where it stops beating `Pair`'s route (docs/PERFORMANCE.md, "Small states").
+/// Largest dimension at which the small-pair kernel takes Petz and Umegaki (its `d²` Nussbaum–Szkoła
+/// terms against `Pair`'s factorised sum): measured where it stops beating `Pair`'s route
+/// (docs/PERFORMANCE.md, "Small states").
 pub const SMALL_PAIR_MAX: usize = 8;
+
+/// Largest dimension at which the small-pair kernel takes sandwiched α > 1 (its values-only
+/// fixed-size solve; LAPACK's `zheevd` values-only is ahead from about 16: docs/PERFORMANCE.md).
+pub const SMALL_SANDWICHED_MAX: usize = 12;
+
+/// Largest dimension at which the small-pair kernel takes the families that need an eigensolve of
+/// their own (sandwiched α > 1, maximal α ≥ 1; `spectral::small::eigh_small`): measured against
+/// `Pair`'s route (docs/PERFORMANCE.md, "Small states").
+pub const SMALL_SPECTRAL_MAX: usize = 16;
 
 /// One state's decomposition on the stack: eigenvalues ascending, eigenvectors as columns, the
 /// zero threshold `τ(d, λ_max)`.
@@ -63,6 +73,16 @@ impl<const N: usize> SmallState<N> {
             values,
             vectors,
             threshold: e.threshold(),
+        }
+    }
+
+    /// From a fixed-size decomposition (zero threshold `τ(N, λ_max)` as [`Eigen`] sets it).
+    pub(crate) fn from_small(e: &crate::spectral::small::SmallEigen<N>) -> Self {
+        let top = e.values.iter().copied().fold(0.0, f64::max);
+        SmallState {
+            values: e.values,
+            vectors: e.vectors,
+            threshold: zero_threshold(N, top),
         }
     }
 
@@ -137,23 +157,32 @@ impl<const N: usize> SmallPair<N> {
         }
     }
 
-    /// Petz `D̄_α` (Umegaki at α = 1, the Petz limit at ∞) from the Nussbaum–Szkoła terms.
-    pub(crate) fn petz(&self, alpha: f64) -> f64 {
+    /// Petz `D̄_α` (Umegaki at α = 1, the Petz limit at ∞) from the Nussbaum–Szkoła terms
+    /// (`None` above [`SMALL_PAIR_MAX`], where `Pair`'s factorised sum is faster).
+    pub(crate) fn petz(&self, alpha: f64) -> Option<f64> {
+        if N > SMALL_PAIR_MAX {
+            return None;
+        }
         if alpha > 1.0 && !self.supported {
-            return f64::INFINITY;
+            return Some(f64::INFINITY);
         }
         let cut = (16.0 * N as f64 * EPS).powi(2);
         let mut terms = [(0.0, 0.0); SMALL_MAX * SMALL_MAX + 1];
         let (mut len, mut kernel_mass) = (0, 0.0);
+        let mut ln_mu = [0.0; N];
+        for j in (0..N).filter(|&j| self.sigma.in_support(j)) {
+            ln_mu[j] = self.sigma.values[j].ln();
+        }
         for i in (0..N).filter(|&i| self.rho.in_support(i)) {
             let l = self.rho.values[i];
+            let ln_l = l.ln();
             for j in 0..N {
                 let o = self.w[j][i].norm_sqr();
                 if o <= cut {
                     continue;
                 }
                 if self.sigma.in_support(j) {
-                    terms[len] = (l * o, l.ln() - self.sigma.values[j].ln());
+                    terms[len] = (l * o, ln_l - ln_mu[j]);
                     len += 1;
                 } else if !self.supported {
                     kernel_mass += l * o;
@@ -164,7 +193,7 @@ impl<const N: usize> SmallPair<N> {
             terms[len] = (kernel_mass, f64::INFINITY);
             len += 1;
         }
-        normalised_mean(&mut terms[..len], alpha)
+        Some(normalised_mean(&mut terms[..len], alpha))
     }
 
     /// `ρ' = V_σ† ρ V_σ = (W√Λ)(W√Λ)†` (exactly Hermitian, eigenvalues of ρ at or below its zero
@@ -217,7 +246,7 @@ impl<const N: usize> SmallPair<N> {
 
     /// Sandwiched `D̃_α` for finite `α > 1` (`None` otherwise); `ρ'` may be passed in (curves).
     pub(crate) fn sandwiched(&self, alpha: f64, rho: Option<&Mat<N>>) -> Result<Option<f64>> {
-        if !(alpha > 1.0 && alpha.is_finite()) || N >= AUTO_JACOBI_BELOW {
+        if !(alpha > 1.0 && alpha.is_finite()) || N > SMALL_SANDWICHED_MAX {
             return Ok(None);
         }
         if !self.supported {
@@ -244,7 +273,7 @@ impl<const N: usize> SmallPair<N> {
         for x in 0..n {
             scale[x] = (0.5 * (gamma * ln_mu[x] - c)).exp();
         }
-        let nu = eigh_fixed::<N>(&Self::on_support(rho, &s, n, &scale), false)?;
+        let nu = eigh_small::<N>(&Self::on_support(rho, &s, n, &scale), false)?;
         // rank ρ eigenvalues are genuine (`quantum::top_rank`, supported: floor 0)
         let r = self.rho_rank();
         let mut spec = [(0.0, 0.0); N];
@@ -269,9 +298,9 @@ impl<const N: usize> SmallPair<N> {
     }
 
     /// The maximal reduction `(w_k t_k, ln t_k)` (unnormalised, `len` terms) and `t_max` when
-    /// `supp ρ ⊆ supp σ` and `d <` [`AUTO_JACOBI_BELOW`]; `None` otherwise.
+    /// `supp ρ ⊆ supp σ` and `d ≤` [`SMALL_SPECTRAL_MAX`]; `None` otherwise.
     fn maximal_reduction(&self) -> Result<Option<MaximalTerms<N>>> {
-        if !self.supported || N >= AUTO_JACOBI_BELOW {
+        if !self.supported || N > SMALL_SPECTRAL_MAX {
             return Ok(None);
         }
         let rho = self.rho_in_basis();
@@ -280,7 +309,7 @@ impl<const N: usize> SmallPair<N> {
         for x in 0..n {
             inv_sqrt[x] = (-0.5 * self.sigma.values[s[x]].ln()).exp();
         }
-        let e = eigh_fixed::<N>(&Self::on_support(&rho, &s, n, &inv_sqrt), true)?;
+        let e = eigh_small::<N>(&Self::on_support(&rho, &s, n, &inv_sqrt), true)?;
         let keep_from = N.saturating_sub(self.rho_rank());
         let tmax = e.values[keep_from..].iter().copied().fold(0.0, f64::max);
         let mut terms = [(0.0, 0.0); N];
@@ -328,8 +357,8 @@ impl<const N: usize> SmallPair<N> {
     /// `D_α` of `family` where the kernel answers (module docs), else `None`.
     pub(crate) fn renyi(&self, family: Family, alpha: f64) -> Result<Option<f64>> {
         match family {
-            Family::Petz => Ok(Some(self.petz(alpha))),
-            Family::Sandwiched if alpha == 1.0 => Ok(Some(self.petz(1.0))),
+            Family::Petz => Ok(self.petz(alpha)),
+            Family::Sandwiched if alpha == 1.0 => Ok(self.petz(1.0)),
             Family::Sandwiched if alpha == f64::INFINITY => self.maximal(alpha),
             Family::Sandwiched => self.sandwiched(alpha, None),
             Family::Maximal => self.maximal(alpha),
@@ -358,10 +387,10 @@ impl<const N: usize> SmallPair<N> {
     }
 }
 
-/// Whether the small-pair kernel takes the pair: both on [`Backend::Auto`] and
-/// `d ≤` [`SMALL_PAIR_MAX`].
+/// Whether the small-pair kernel may take the pair: both on [`Backend::Auto`] and
+/// `d ≤` [`SMALL_SPECTRAL_MAX`] (Petz and Umegaki: `d ≤` [`SMALL_PAIR_MAX`], decided in the kernel).
 fn applies(rho: &DensityMatrix, sigma: &DensityMatrix) -> bool {
-    rho.backend() == Backend::Auto && rho.dim() <= SMALL_PAIR_MAX && rho.dim() == sigma.dim()
+    rho.backend() == Backend::Auto && rho.dim() <= SMALL_SPECTRAL_MAX && rho.dim() == sigma.dim()
 }
 
 /// Whether the kernel takes a sandwiched call: only once ρ is decomposed (otherwise `Pair`'s direct
@@ -397,7 +426,7 @@ pub(super) fn umegaki(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<Opti
     if !applies(rho, sigma) {
         return Ok(None);
     }
-    with_small_dim!(rho.dim(), N => Ok(Some(pair_of::<N>(rho, sigma)?.petz(1.0))), _ => Ok(None))
+    with_small_dim!(rho.dim(), N => Ok(pair_of::<N>(rho, sigma)?.petz(1.0)), _ => Ok(None))
 }
 
 /// An α-curve of `family` by the small-pair kernel: sandwiched — `ρ'` once, one `d × d` Jacobi

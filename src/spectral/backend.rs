@@ -185,10 +185,17 @@ impl Backend {
     }
 
     /// Whether [`Backend::Auto`] answers a complex Hermitian solve of dimension `d` with the
-    /// fixed-size Jacobi solver (`spectral::small`, `1 ≤ d <` [`AUTO_JACOBI_BELOW`](super::small::AUTO_JACOBI_BELOW); the
-    /// empty matrix goes to the general route).
-    fn small_jacobi(self, d: usize) -> bool {
-        self == Backend::Auto && (1..super::small::AUTO_JACOBI_BELOW).contains(&d)
+    /// fixed-size solver (`spectral::small::eigh_small`: `1 ≤ d ≤`
+    /// [`AUTO_SMALL_VECTORS_MAX`](super::small::AUTO_SMALL_VECTORS_MAX) with vectors,
+    /// [`AUTO_SMALL_VALUES_MAX`](super::small::AUTO_SMALL_VALUES_MAX) values only; the empty matrix
+    /// goes to the general route).
+    fn small_solver(self, d: usize, vectors: bool) -> bool {
+        let max = if vectors {
+            super::small::AUTO_SMALL_VECTORS_MAX
+        } else {
+            super::small::AUTO_SMALL_VALUES_MAX
+        };
+        self == Backend::Auto && (1..=max).contains(&d)
     }
 
     /// The concrete backend that runs a call of kind `op` on a `d × d` matrix ([`Backend::Auto`]'s
@@ -288,14 +295,14 @@ impl EigenSolver for Backend {
     }
     fn eigh(&self, a: ArrayView2<Complex64>) -> Result<(Array1<f64>, Array2<Complex64>)> {
         check_square(&a)?;
-        if self.small_jacobi(a.nrows()) {
+        if self.small_solver(a.nrows(), true) {
             return super::small::eigh(a);
         }
         dispatch!(self, Op::Vectors, a.nrows(), eigh(a))
     }
     fn eigvalsh(&self, a: ArrayView2<Complex64>) -> Result<Array1<f64>> {
         check_square(&a)?;
-        if self.small_jacobi(a.nrows()) {
+        if self.small_solver(a.nrows(), false) {
             return super::small::eigvalsh(a);
         }
         dispatch!(self, Op::Values, a.nrows(), eigvalsh(a))

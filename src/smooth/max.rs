@@ -583,12 +583,13 @@ fn purified_by_directions(
         let e = eps * (1.0 - SHRINK);
         (1.0 - e * e).sqrt()
     };
-    let top_direction = |m: &Array2<Complex64>| -> Result<Array2<Complex64>> {
+    let top_directions = |m: &Array2<Complex64>, n: usize| -> Result<Array2<Complex64>> {
         let (_, zv) = eigh(&inv_half.dot(&m.dot(&inv_half)))?;
-        Ok(inv_half.dot(&zv.slice(ndarray::s![.., d - 1..]).to_owned()))
+        Ok(inv_half.dot(&zv.slice(ndarray::s![.., d - n..]).to_owned()))
     };
     let mut basis: Array2<Complex64> = Array2::zeros((d, 0));
-    let mut next = top_direction(r)?;
+    // start from the two directions where ρ ⪯ tσ is tightest (one suffices only rarely)
+    let mut next = top_directions(r, d.min(2))?;
     let (mut lower, mut upper, mut value) = (f64::NEG_INFINITY, f64::INFINITY, f64::NAN);
     for _ in 0..MAX_DIRECTIONS.min(d) {
         if !extend_orthonormal(&mut basis, &next) {
@@ -602,11 +603,14 @@ fn purified_by_directions(
         let y = basis.dot(&sk.dot(&basis.t().mapv(|z| z.conj())));
         let (yl, yv) = eigh(&y)?;
         let yc: Vec<f64> = yl.iter().map(|&x| x.max(0.0)).collect();
-        let mut lo = purified_dual_bound(r, s, &yv, &yc, nu.max(f64::MIN_POSITIVE), f);
-        if let Some((yp, nup)) = polish_purified_dual(r, s, &yv, f) {
-            lo = lo.max(purified_dual_bound(r, s, &yv, &yp, nup, f));
-        }
-        lower = lower.max(lo);
+        lower = lower.max(purified_dual_bound(
+            r,
+            s,
+            &yv,
+            &yc,
+            nu.max(f64::MIN_POSITIVE),
+            f,
+        ));
         // primal ρ̃ = c² W_f⁻¹ ρ W_f⁻¹ with root fidelity f_in, ν raised until Tr ρ̃ ≤ 1
         let nu_p = trace_feasible_shift(r, &yv, &yc, nu.max(f64::MIN_POSITIVE), f_in);
         let winv = recompose(
@@ -622,28 +626,39 @@ fn purified_by_directions(
         if Bracket::certified("", lower, upper, value).is_ok() {
             break;
         }
-        next = top_direction(&candidate)?;
+        // the solver's small eigenvalues of Y are its least accurate: polish (only when needed)
+        if let Some((yp, nup)) = polish_purified_dual(r, s, &yv, f) {
+            lower = lower.max(purified_dual_bound(r, s, &yv, &yp, nup, f));
+            if Bracket::certified("", lower, upper, value).is_ok() {
+                break;
+            }
+        }
+        next = top_directions(&candidate, 1)?;
     }
     Ok((lower, upper, value))
 }
 
-/// Append `u` (one column) to the orthonormal columns of `basis` by Gram–Schmidt (twice); `false`
-/// when `u` lies in their span (to relative 1e-10).
+/// Append the columns of `u` to the orthonormal columns of `basis` by Gram–Schmidt (twice),
+/// skipping those in the span (to relative 1e-10); `false` when none was added.
 fn extend_orthonormal(basis: &mut Array2<Complex64>, u: &Array2<Complex64>) -> bool {
-    let norm0 = frobenius(u);
-    let mut v = u.clone();
-    for _ in 0..2 {
-        let coeff = basis.t().mapv(|z| z.conj()).dot(&v);
-        v = &v - &basis.dot(&coeff);
+    let mut grown = false;
+    for col in u.columns() {
+        let col = col.to_owned().insert_axis(ndarray::Axis(1));
+        let norm0 = frobenius(&col);
+        let mut v = col;
+        for _ in 0..2 {
+            let coeff = basis.t().mapv(|z| z.conj()).dot(&v);
+            v = &v - &basis.dot(&coeff);
+        }
+        let n = frobenius(&v);
+        if n > 1e-10 * norm0 {
+            v.mapv_inplace(|z| z / n);
+            *basis = ndarray::concatenate(ndarray::Axis(1), &[basis.view(), v.view()])
+                .expect("same number of rows");
+            grown = true;
+        }
     }
-    let n = frobenius(&v);
-    if !(n > 1e-10 * norm0) {
-        return false;
-    }
-    v.mapv_inplace(|z| z / n);
-    *basis = ndarray::concatenate(ndarray::Axis(1), &[basis.view(), v.view()])
-        .expect("same number of rows");
-    true
+    grown
 }
 
 /// The purified-ball dual restricted to `Y = V S V†` (see [`purified_by_directions`]), solved by

@@ -1,7 +1,6 @@
 //! Smooth divergences (src/smooth): one certified bracket per call, D_H^ε (ε = 0.2) and D_max^ε
-//! (ε = 0.1, purified and trace balls) at d = 2, 4, 8, and D_H^ε and the trace ball also at
-//! d = 16, 32 (their conic-free routes; the purified ball there: the peers script, which times single
-//! calls; docs/PERFORMANCE.md, "Smooth divergences"). The certified width is printed once.
+//! (ε = 0.1, purified and trace balls) at d = 2, 4, 8, and D_H^ε, the purified ball (its subspace
+//! dual) and the unbounded trace ball also at d = 16, 32 (docs/PERFORMANCE.md, "Smooth divergences"). The certified width is printed once.
 //!
 //! `cargo bench --bench smooth`
 
@@ -25,7 +24,7 @@ fn brackets(c: &mut Criterion) {
         let balls: &[Ball] = if d <= 8 {
             &[Ball::Purified, Ball::Trace]
         } else {
-            &[Ball::TraceUnbounded]
+            &[Ball::Purified, Ball::TraceUnbounded]
         };
         for &ball in balls {
             let b = smooth::max_divergence(&rho, &sigma, 0.1, ball);

@@ -23,6 +23,11 @@ use crate::{Error, Result};
 /// Relative shrink of the ball the solver sees (see [`max_divergence`]).
 const SHRINK: f64 = 1e-8;
 
+/// Largest dimension at which the full purified-ball program (a `4d × 4d` real PSD cone for complex
+/// data) is tried when the subspace route does not certify: beyond it Clarabel's dense KKT block
+/// takes minutes (docs/PERFORMANCE.md, "Smooth divergences").
+const FULL_PROGRAM_UP_TO: usize = 8;
+
 /// `D_max^ε(ρ‖σ)` over `ball`, ε ∈ (0, 1), as a certified bracket (natural log).
 ///
 /// The certified upper end evaluates `D_max(ρ̃‖σ)` at a repaired primal point with the core's
@@ -62,6 +67,16 @@ fn max_divergence_1t(
     if ball != Ball::Purified && dmax.is_finite() {
         if let Some((l, u, v)) = trace_ball_saddle(rho, sigma, eps, ball, dmax.exp())? {
             if Bracket::certified(what, l, u, v).is_ok() {
+                return Bracket::certified(what, l, u, v);
+            }
+            best = Some((l, u));
+        }
+    }
+    // Purified ball: the dual in a growing subspace first (small conic programs, docs/smooth.md);
+    // the full program only when that does not certify and it is small enough to be affordable.
+    if ball == Ball::Purified && dmax.is_finite() {
+        if let Ok((l, u, v)) = purified_by_directions(rho, sigma, eps) {
+            if Bracket::certified(what, l, u, v).is_ok() || rho.dim() > FULL_PROGRAM_UP_TO {
                 return Bracket::certified(what, l, u, v);
             }
             best = Some((l, u));
@@ -528,4 +543,243 @@ fn hockey_stick_lower(
     }
     let (lo, _) = bisect(&mut above, lo, hi)?;
     Ok(down(lo.ln()))
+}
+
+/// Most directions [`purified_by_directions`] adds before giving up (each adds one column to the
+/// restricted dual; the full program is reached at `k = d`).
+const MAX_DIRECTIONS: usize = 24;
+
+/// Purified ball by *direction generation* on the dual (docs/smooth.md, "Purified ball: the dual
+/// in a subspace"): `Y = V S V†` is restricted to the span of orthonormal columns `V` (`k` of
+/// them), where the dual is the small conic program
+/// `max κf − Tr U − u₂ − ν` s.t. `[[W, κR/2], [κR†/2, U]] ⪰ 0` (`R = (V†ρV)^{1/2}`),
+/// `[[ν, κ√(1 − Tr V†ρV)/2], [·, u₂]] ⪰ 0`, `W ⪰ νI`, `Tr((W − νI)V†σV) = 1` (`W = S + νI`, by
+/// Woodbury `Tr ρ(νI + VSV†)⁻¹ = (1 − Tr V†ρV)/ν + Tr(V†ρV W⁻¹)`). Its solution gives both
+/// certificates: the dual point `(Y, ν)` (checked by [`purified_dual_bound`], then polished) and the
+/// primal point `ρ̃ = c² W_f⁻¹ ρ W_f⁻¹` (`W_f = νI + VSV†`, `c = f/Tr ρW_f⁻¹`), whose root fidelity
+/// with ρ is exactly `f` (`√ρ ρ̃ √ρ = (c √ρ W_f⁻¹ √ρ)²`), repaired and evaluated by
+/// [`repaired_primal`]. The next direction is `σ^{−1/2}z`, `z` the top eigenvector of
+/// `σ^{−1/2} ρ̃ σ^{−1/2}` (where `ρ̃ ⪯ tσ` is most violated). Needs σ of full rank.
+/// Returns the best certified `(lower, upper, value)` found.
+fn purified_by_directions(
+    rho: &DensityMatrix,
+    sigma: &DensityMatrix,
+    eps: f64,
+) -> Result<(f64, f64, f64)> {
+    let d = rho.dim();
+    let (r, s) = (rho.matrix(), sigma.matrix());
+    let eig = sigma.eigen()?;
+    let (sl, sv) = (eig.values(), eig.vectors());
+    if sl[0] <= 0.0 {
+        return Err(Error::SmoothNotCertified {
+            what: "smooth max-divergence (purified ball)".into(),
+            width: f64::INFINITY,
+            reason: "σ must have full rank".into(),
+        });
+    }
+    let inv_half = recompose(sv, &sl.iter().map(|&x| 1.0 / x.sqrt()).collect::<Vec<_>>());
+    let f = (1.0 - eps * eps).sqrt();
+    let f_in = {
+        let e = eps * (1.0 - SHRINK);
+        (1.0 - e * e).sqrt()
+    };
+    let top_directions = |m: &Array2<Complex64>, n: usize| -> Result<Array2<Complex64>> {
+        let (_, zv) = eigh(&inv_half.dot(&m.dot(&inv_half)))?;
+        Ok(inv_half.dot(&zv.slice(ndarray::s![.., d - n..]).to_owned()))
+    };
+    let mut basis: Array2<Complex64> = Array2::zeros((d, 0));
+    // start from the two directions where ρ ⪯ tσ is tightest (one suffices only rarely)
+    let mut next = top_directions(r, d.min(2))?;
+    let (mut lower, mut upper, mut value) = (f64::NEG_INFINITY, f64::INFINITY, f64::NAN);
+    for _ in 0..MAX_DIRECTIONS.min(d) {
+        if !extend_orthonormal(&mut basis, &next) {
+            break;
+        }
+        let (w, nu, val) = restricted_purified_dual(r, s, &basis, f_in)?;
+        value = val.max(f64::MIN_POSITIVE).ln();
+        // full-space W_f = νI + V(W − νI)V†, Y = V(W − νI)V†
+        let k = basis.ncols();
+        let sk = &w - &Array2::<Complex64>::eye(k).mapv(|z| z * nu);
+        let y = basis.dot(&sk.dot(&basis.t().mapv(|z| z.conj())));
+        let (yl, yv) = eigh(&y)?;
+        let yc: Vec<f64> = yl.iter().map(|&x| x.max(0.0)).collect();
+        lower = lower.max(purified_dual_bound(
+            r,
+            s,
+            &yv,
+            &yc,
+            nu.max(f64::MIN_POSITIVE),
+            f,
+        ));
+        // primal ρ̃ = c² W_f⁻¹ ρ W_f⁻¹ with root fidelity f_in, ν raised until Tr ρ̃ ≤ 1
+        let nu_p = trace_feasible_shift(r, &yv, &yc, nu.max(f64::MIN_POSITIVE), f_in);
+        let winv = recompose(
+            &yv,
+            &yc.iter().map(|&x| 1.0 / (x + nu_p)).collect::<Vec<_>>(),
+        );
+        let m = winv.dot(&r.dot(&winv));
+        let c = f_in / trace_product(r, &winv);
+        let candidate = m.mapv(|z| z * c * c);
+        if let Ok(up) = repaired_primal(rho, sigma, &candidate, eps, Ball::Purified, None) {
+            upper = upper.min(up);
+        }
+        if Bracket::certified("", lower, upper, value).is_ok() {
+            break;
+        }
+        // the solver's small eigenvalues of Y are its least accurate: polish (only when needed)
+        if let Some((yp, nup)) = polish_purified_dual(r, s, &yv, f) {
+            lower = lower.max(purified_dual_bound(r, s, &yv, &yp, nup, f));
+            if Bracket::certified("", lower, upper, value).is_ok() {
+                break;
+            }
+        }
+        next = top_directions(&candidate, 1)?;
+    }
+    Ok((lower, upper, value))
+}
+
+/// Append the columns of `u` to the orthonormal columns of `basis` by Gram–Schmidt (twice),
+/// skipping those in the span (to relative 1e-10); `false` when none was added.
+fn extend_orthonormal(basis: &mut Array2<Complex64>, u: &Array2<Complex64>) -> bool {
+    let mut grown = false;
+    for col in u.columns() {
+        let col = col.to_owned().insert_axis(ndarray::Axis(1));
+        let norm0 = frobenius(&col);
+        let mut v = col;
+        for _ in 0..2 {
+            let coeff = basis.t().mapv(|z| z.conj()).dot(&v);
+            v = &v - &basis.dot(&coeff);
+        }
+        let n = frobenius(&v);
+        if n > 1e-10 * norm0 {
+            v.mapv_inplace(|z| z / n);
+            *basis = ndarray::concatenate(ndarray::Axis(1), &[basis.view(), v.view()])
+                .expect("same number of rows");
+            grown = true;
+        }
+    }
+    grown
+}
+
+/// The purified-ball dual restricted to `Y = V S V†` (see [`purified_by_directions`]), solved by
+/// Clarabel: `(W, ν, value)` with `W = S + νI` (`k × k`) and `value` the solver's estimate of `t`.
+fn restricted_purified_dual(
+    r: &Array2<Complex64>,
+    s: &Array2<Complex64>,
+    basis: &Array2<Complex64>,
+    f: f64,
+) -> Result<(Array2<Complex64>, f64, f64)> {
+    let k = basis.ncols();
+    let vh = basis.t().mapv(|z| z.conj());
+    let rv = super::hermitian_part(&vh.dot(&r.dot(basis)));
+    let sv = super::hermitian_part(&vh.dot(&s.dot(basis)));
+    let (rl, rvec) = eigh(&rv)?;
+    let root = recompose(
+        &rvec,
+        &rl.iter().map(|&x| x.max(0.0).sqrt()).collect::<Vec<_>>(),
+    );
+    let p: f64 = (0..k).map(|i| rv[[i, i]].re).sum();
+    let zero = Complex64::new(0.0, 0.0);
+    let mut prog = Program::new(false);
+    let kappa = prog.scalar();
+    let nu = prog.scalar();
+    let u2 = prog.scalar();
+    let w = prog.herm(k);
+    let u = prog.herm(k);
+    let id_k = Array2::<Complex64>::eye(k);
+    let mut obj = vec![(kappa, -f), (nu, 1.0), (u2, 1.0)];
+    obj.extend(u.trace_with(&id_k, 1.0));
+    prog.objective(&obj);
+    // [[W, κR/2], [κR†/2, U]] ⪰ 0
+    let mut off = Array2::from_elem((2 * k, 2 * k), zero);
+    for i in 0..k {
+        for j in 0..k {
+            off[[i, k + j]] = root[[i, j]] * 0.5;
+            off[[k + j, i]] = root[[i, j]].conj() * 0.5;
+        }
+    }
+    prog.psd(
+        HermExpr::new(2 * k)
+            .herm(w, 1.0, 0)
+            .herm(u, 1.0, k)
+            .scalar(kappa, &off, 1.0),
+    );
+    // [[ν, κ√(1 − p)/2], [·, u₂]] ⪰ 0
+    let unit = |i: usize, j: usize, z: f64| {
+        let mut m = Array2::from_elem((2, 2), zero);
+        m[[i, j]] = Complex64::new(z, 0.0);
+        m[[j, i]] = Complex64::new(z, 0.0);
+        m
+    };
+    prog.psd(
+        HermExpr::new(2)
+            .scalar(nu, &unit(0, 0, 1.0), 1.0)
+            .scalar(kappa, &unit(0, 1, 0.5 * (1.0 - p).max(0.0).sqrt()), 1.0)
+            .scalar(u2, &unit(1, 1, 1.0), 1.0),
+    );
+    // W − νI ⪰ 0
+    prog.psd(HermExpr::new(k).herm(w, 1.0, 0).scalar(nu, &id_k, -1.0));
+    // Tr((W − νI)σ_V) = 1
+    let tr_s: f64 = (0..k).map(|i| sv[[i, i]].re).sum();
+    let mut row = w.trace_with(&sv, 1.0);
+    row.push((nu, -tr_s));
+    prog.linear(vec![(-1.0, row)], true);
+    let sol = prog.solve("smooth max-divergence (purified ball, restricted dual)")?;
+    let value =
+        f * sol.x[kappa] - sol.x[nu] - sol.x[u2] - (0..k).map(|i| sol.x[u.offset + i]).sum::<f64>();
+    Ok((w.value(&sol.x), sol.x[nu], value))
+}
+
+/// The least `ν' ≥ ν` (to a relative 1e-12, by doubling then bisection on `ln ν'`) with
+/// `Tr ρ̃(ν') ≤ 1 − 10⁻¹⁰` for `ρ̃(ν') = c² W⁻¹ρW⁻¹`, `W = Y + ν'I`, `c = f/Tr ρW⁻¹`:
+/// in `Y`'s eigenbasis (`a_k = ⟨v_k|ρ|v_k⟩`, `g_k = 1/(y_k + ν')`)
+/// `Tr ρ̃ = f² Σ g_k² a_k / (Σ g_k a_k)²`, which tends to `f² < 1` as `ν' → ∞`. The solver's ν
+/// makes `Tr ρ̃ = 1` only to its tolerance; an excess would cost the primal repair a mixing with ρ
+/// (`s·e^{D_max(ρ‖σ)}`), a larger ν' only a change of the order of the excess.
+fn trace_feasible_shift(
+    r: &Array2<Complex64>,
+    v: &Array2<Complex64>,
+    y: &[f64],
+    nu: f64,
+    f: f64,
+) -> f64 {
+    let d = r.nrows();
+    let a: Vec<f64> = (0..d).map(|k| quadratic_form(r, v, k).max(0.0)).collect();
+    let trace = |ln_nu: f64| -> f64 {
+        let nu = ln_nu.exp();
+        let (mut num, mut den) = (0.0, 0.0);
+        for k in 0..d {
+            let g = 1.0 / (y[k] + nu);
+            num += g * g * a[k];
+            den += g * a[k];
+        }
+        f * f * num / (den * den)
+    };
+    let target = 1.0 - 1e-10;
+    let lo0 = nu.ln();
+    if trace(lo0) <= target {
+        return nu;
+    }
+    let (mut lo, mut hi) = (lo0, lo0 + 1e-9);
+    let mut step = 1e-9;
+    while trace(hi) > target {
+        lo = hi;
+        step *= 2.0;
+        hi = lo0 + step;
+        if step > 200.0 {
+            return nu;
+        }
+    }
+    for _ in 0..100 {
+        if hi - lo <= 1e-12 {
+            break;
+        }
+        let mid = 0.5 * (lo + hi);
+        if trace(mid) > target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    hi.exp()
 }

@@ -96,111 +96,89 @@ pub(crate) fn check_order(alpha: f64) -> Result<()> {
         .map(|_| ())
 }
 
-/// Pure `ε`-differential privacy: `D_∞(M(x)‖M(x')) ≤ ε` for all neighbours, equivalently
-/// `P[M(x) ∈ S] ≤ e^ε P[M(x') ∈ S]` (seed 000, Definition 4 with δ = 0; Dwork–Roth 2014).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PureDp {
-    /// `ε ≥ 0`.
-    pub(crate) epsilon: f64,
+/// A guarantee whose parameters are `f64`s, each validated by its own check: the struct (private
+/// fields, `Copy`), one getter per parameter and the validating constructor `new`. Every item keeps
+/// its own doc comment (the parameter's doc serves the field and its getter).
+macro_rules! guarantee {
+    (
+        $(#[$meta:meta])*
+        $name:ident { $( #[doc = $fdoc:literal] $field:ident: $check:expr ),+ $(,)? }
+        #[doc = $newdoc:literal]
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub struct $name {
+            $( #[doc = $fdoc] pub(crate) $field: f64, )+
+        }
+
+        impl $name {
+            $(
+                #[doc = $fdoc]
+                pub fn $field(&self) -> f64 {
+                    self.$field
+                }
+            )+
+
+            #[doc = $newdoc]
+            pub fn new($($field: f64),+) -> Result<Self> {
+                $( ($check)(stringify!($field), $field)?; )+
+                Ok($name { $($field),+ })
+            }
+        }
+    };
 }
 
-impl PureDp {
-    /// `ε ≥ 0`.
-    pub fn epsilon(&self) -> f64 {
-        self.epsilon
-    }
+/// [`check_order`] with the signature of the other checks (the message names the order itself).
+fn check_order_named(_name: &str, alpha: f64) -> Result<()> {
+    check_order(alpha)
+}
 
+guarantee! {
+    /// Pure `ε`-differential privacy: `D_∞(M(x)‖M(x')) ≤ ε` for all neighbours, equivalently
+    /// `P[M(x) ∈ S] ≤ e^ε P[M(x') ∈ S]` (seed 000, Definition 4 with δ = 0; Dwork–Roth 2014).
+    PureDp {
+        /// `ε ≥ 0`.
+        epsilon: check_nonneg,
+    }
     /// Validate `ε ≥ 0` (finite).
-    pub fn new(epsilon: f64) -> Result<Self> {
-        check_nonneg("epsilon", epsilon)?;
-        Ok(PureDp { epsilon })
-    }
 }
 
-/// Approximate `(ε, δ)`-differential privacy: `P[M(x) ∈ S] ≤ e^ε P[M(x') ∈ S] + δ`, i.e. the
-/// hockey-stick divergence `E_{e^ε}(M(x)‖M(x')) ≤ δ` (seed 000, Definition 4; seed 001,
-/// Lemma 1.2).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ApproxDp {
-    /// `ε ≥ 0` (`+∞` allowed: the trivial statement).
-    pub(crate) epsilon: f64,
-    /// `δ ∈ [0, 1]`.
-    pub(crate) delta: f64,
-}
-
-impl ApproxDp {
-    /// `ε ≥ 0` (`+∞` allowed: the trivial statement).
-    pub fn epsilon(&self) -> f64 {
-        self.epsilon
+guarantee! {
+    /// Approximate `(ε, δ)`-differential privacy: `P[M(x) ∈ S] ≤ e^ε P[M(x') ∈ S] + δ`, i.e. the
+    /// hockey-stick divergence `E_{e^ε}(M(x)‖M(x')) ≤ δ` (seed 000, Definition 4; seed 001,
+    /// Lemma 1.2).
+    ApproxDp {
+        /// `ε ≥ 0` (`+∞` allowed: the trivial statement).
+        epsilon: check_nonneg_or_inf,
+        /// `δ ∈ [0, 1]`.
+        delta: check_delta,
     }
-    /// `δ ∈ [0, 1]`.
-    pub fn delta(&self) -> f64 {
-        self.delta
-    }
-
     /// Validate `ε ≥ 0`, `δ ∈ [0, 1]`.
-    pub fn new(epsilon: f64, delta: f64) -> Result<Self> {
-        check_nonneg_or_inf("epsilon", epsilon)?;
-        check_delta("delta", delta)?;
-        Ok(ApproxDp { epsilon, delta })
-    }
 }
 
-/// Quantum `(ε, δ)`-differential privacy of a pair of states (or a channel on neighbouring
-/// inputs): `E_{e^ε}(ρ‖σ) = Tr(ρ − e^ε σ)_+ ≤ δ` for every neighbouring pair, equivalently
-/// `Tr Mρ ≤ e^ε Tr Mσ + δ` for every measurement operator `0 ≤ M ≤ I` (Zhou–Ying 2017;
-/// Hirche–Rouzé–França 2023).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct QuantumDp {
-    /// `ε ≥ 0`.
-    pub(crate) epsilon: f64,
-    /// `δ ∈ [0, 1]`.
-    pub(crate) delta: f64,
-}
-
-impl QuantumDp {
-    /// `ε ≥ 0`.
-    pub fn epsilon(&self) -> f64 {
-        self.epsilon
+guarantee! {
+    /// Quantum `(ε, δ)`-differential privacy of a pair of states (or a channel on neighbouring
+    /// inputs): `E_{e^ε}(ρ‖σ) = Tr(ρ − e^ε σ)_+ ≤ δ` for every neighbouring pair, equivalently
+    /// `Tr Mρ ≤ e^ε Tr Mσ + δ` for every measurement operator `0 ≤ M ≤ I` (Zhou–Ying 2017;
+    /// Hirche–Rouzé–França 2023).
+    QuantumDp {
+        /// `ε ≥ 0`.
+        epsilon: check_nonneg_or_inf,
+        /// `δ ∈ [0, 1]`.
+        delta: check_delta,
     }
-    /// `δ ∈ [0, 1]`.
-    pub fn delta(&self) -> f64 {
-        self.delta
-    }
-
     /// Validate `ε ≥ 0`, `δ ∈ [0, 1]`.
-    pub fn new(epsilon: f64, delta: f64) -> Result<Self> {
-        check_nonneg_or_inf("epsilon", epsilon)?;
-        check_delta("delta", delta)?;
-        Ok(QuantumDp { epsilon, delta })
-    }
 }
 
-/// `(α, τ)`-Rényi differential privacy: `D_α(M(x)‖M(x')) ≤ τ` (Mironov 2017; seed 004 §2.1).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Rdp {
-    /// Order `α ∈ (1, ∞]` (`α = ∞` is pure `τ`-DP).
-    pub(crate) alpha: f64,
-    /// Bound `τ ≥ 0`.
-    pub(crate) tau: f64,
-}
-
-impl Rdp {
-    /// Order `α ∈ (1, ∞]` (`α = ∞` is pure `τ`-DP).
-    pub fn alpha(&self) -> f64 {
-        self.alpha
+guarantee! {
+    /// `(α, τ)`-Rényi differential privacy: `D_α(M(x)‖M(x')) ≤ τ` (Mironov 2017; seed 004 §2.1).
+    Rdp {
+        /// Order `α ∈ (1, ∞]` (`α = ∞` is pure `τ`-DP).
+        alpha: check_order_named,
+        /// Bound `τ ≥ 0`.
+        tau: check_nonneg,
     }
-    /// Bound `τ ≥ 0`.
-    pub fn tau(&self) -> f64 {
-        self.tau
-    }
-
     /// Validate `α > 1`, `τ ≥ 0` finite.
-    pub fn new(alpha: f64, tau: f64) -> Result<Self> {
-        check_order(alpha)?;
-        check_nonneg("tau", tau)?;
-        Ok(Rdp { alpha, tau })
-    }
 }
 
 /// An RDP curve `α ↦ τ(α)` known at finitely many orders: `(α_i, τ_i)`-RDP for every `i`
@@ -245,33 +223,19 @@ impl RdpCurve {
     ];
 }
 
-/// `(ξ, ρ)`-zero-concentrated differential privacy: `D_α(M(x)‖M(x')) ≤ ξ + ρα` for all
-/// `α ∈ (1, ∞)` (Bun–Steinke 2016; seed 000, Definition 17). `ρ`-zCDP means `ξ = 0`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Zcdp {
-    /// Offset `ξ ≥ 0`.
-    pub(crate) xi: f64,
-    /// Slope `ρ ≥ 0`.
-    pub(crate) rho: f64,
+guarantee! {
+    /// `(ξ, ρ)`-zero-concentrated differential privacy: `D_α(M(x)‖M(x')) ≤ ξ + ρα` for all
+    /// `α ∈ (1, ∞)` (Bun–Steinke 2016; seed 000, Definition 17). `ρ`-zCDP means `ξ = 0`.
+    Zcdp {
+        /// Offset `ξ ≥ 0`.
+        xi: check_nonneg,
+        /// Slope `ρ ≥ 0`.
+        rho: check_nonneg,
+    }
+    /// Validate `ξ, ρ ≥ 0` finite.
 }
 
 impl Zcdp {
-    /// Offset `ξ ≥ 0`.
-    pub fn xi(&self) -> f64 {
-        self.xi
-    }
-    /// Slope `ρ ≥ 0`.
-    pub fn rho(&self) -> f64 {
-        self.rho
-    }
-
-    /// Validate `ξ, ρ ≥ 0` finite.
-    pub fn new(xi: f64, rho: f64) -> Result<Self> {
-        check_nonneg("xi", xi)?;
-        check_nonneg("rho", rho)?;
-        Ok(Zcdp { xi, rho })
-    }
-
     /// `ρ`-zCDP (`ξ = 0`).
     pub fn from_rho(rho: f64) -> Result<Self> {
         Self::new(0.0, rho)
@@ -349,58 +313,26 @@ pub fn family_warning(family: Family) -> Option<String> {
     }
 }
 
-/// `(m, z)`-truncated CDP in the sense of seed 000, Definition 18:
-/// `D_α(M(x)‖M(x')) ≤ min(m, αz)` for all `α ≥ 1`. (Not Bun et al.'s 2018 tCDP.)
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Tcdp {
-    /// Cap `m ≥ 0` (`+∞` allowed).
-    pub(crate) m: f64,
-    /// Slope `z ≥ 0`.
-    pub(crate) z: f64,
-}
-
-impl Tcdp {
-    /// Cap `m ≥ 0` (`+∞` allowed).
-    pub fn m(&self) -> f64 {
-        self.m
+guarantee! {
+    /// `(m, z)`-truncated CDP in the sense of seed 000, Definition 18:
+    /// `D_α(M(x)‖M(x')) ≤ min(m, αz)` for all `α ≥ 1`. (Not Bun et al.'s 2018 tCDP.)
+    Tcdp {
+        /// Cap `m ≥ 0` (`+∞` allowed).
+        m: check_nonneg_or_inf,
+        /// Slope `z ≥ 0`.
+        z: check_nonneg,
     }
-    /// Slope `z ≥ 0`.
-    pub fn z(&self) -> f64 {
-        self.z
-    }
-
     /// Validate `m ≥ 0` (`∞` allowed), `z ≥ 0`.
-    pub fn new(m: f64, z: f64) -> Result<Self> {
-        check_nonneg_or_inf("m", m)?;
-        check_nonneg("z", z)?;
-        Ok(Tcdp { m, z })
-    }
 }
 
-/// `(μ, τ)`-mean concentrated DP (Dwork–Rothblum 2016; seed 000, Definition 16): the privacy loss
-/// `L` has `E[L] ≤ μ` and `L − E[L]` is `τ`-subgaussian, `E e^{λ(L − E L)} ≤ e^{λ²τ²/2}`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Mcdp {
-    /// Mean bound `μ ≥ 0`.
-    pub(crate) mu: f64,
-    /// Subgaussian parameter `τ ≥ 0`.
-    pub(crate) tau: f64,
-}
-
-impl Mcdp {
-    /// Mean bound `μ ≥ 0`.
-    pub fn mu(&self) -> f64 {
-        self.mu
+guarantee! {
+    /// `(μ, τ)`-mean concentrated DP (Dwork–Rothblum 2016; seed 000, Definition 16): the privacy loss
+    /// `L` has `E[L] ≤ μ` and `L − E[L]` is `τ`-subgaussian, `E e^{λ(L − E L)} ≤ e^{λ²τ²/2}`.
+    Mcdp {
+        /// Mean bound `μ ≥ 0`.
+        mu: check_nonneg,
+        /// Subgaussian parameter `τ ≥ 0`.
+        tau: check_nonneg,
     }
-    /// Subgaussian parameter `τ ≥ 0`.
-    pub fn tau(&self) -> f64 {
-        self.tau
-    }
-
     /// Validate `μ, τ ≥ 0` finite.
-    pub fn new(mu: f64, tau: f64) -> Result<Self> {
-        check_nonneg("mu", mu)?;
-        check_nonneg("tau", tau)?;
-        Ok(Mcdp { mu, tau })
-    }
 }

@@ -107,6 +107,71 @@ fn assert_square<T>(routine: &str, a: &ArrayView2<T>) {
     );
 }
 
+/// An element type of a LAPACK workspace: the query (`lwork = −1`) writes the size it needs into
+/// the first element, as a number of this type.
+trait WorkElem: Copy + Default {
+    fn size(self) -> f64;
+}
+
+impl WorkElem for c64 {
+    fn size(self) -> f64 {
+        self.re
+    }
+}
+
+impl WorkElem for f64 {
+    fn size(self) -> f64 {
+        self
+    }
+}
+
+impl WorkElem for i32 {
+    fn size(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+/// One workspace argument of the `lwork = −1` protocol: a one-element buffer with `len = −1` for
+/// the query, then a buffer of the size the query returned.
+struct Workspace<T> {
+    buf: Vec<T>,
+    len: i32,
+}
+
+impl<T: WorkElem> Workspace<T> {
+    /// The query's argument (LAPACK writes one element).
+    fn query() -> Self {
+        Workspace {
+            buf: vec![T::default()],
+            len: -1,
+        }
+    }
+
+    /// The workspace the query asked for (an error when the size does not fit 32 bits).
+    fn sized(&self, routine: &'static str) -> Result<Self> {
+        let (n, len) = work_size(routine, self.buf[0].size())?;
+        Ok(Workspace {
+            buf: vec![T::default(); n],
+            len,
+        })
+    }
+
+    /// The contract of the call: the buffer holds what `len` promises (one element for a query).
+    fn assert(&self, routine: &str, what: &str) {
+        let need = usize::try_from(self.len).unwrap_or(1);
+        assert_len(routine, what, &self.buf, need);
+    }
+}
+
+/// `info` of a LAPACK call as a result.
+fn checked(routine: &'static str, info: i32) -> Result<()> {
+    if info == 0 {
+        Ok(())
+    } else {
+        Err(lapack_error(routine, info))
+    }
+}
+
 /// `zheevd` with jobz = 'V' or 'N'; returns (values, column-major vectors buffer).
 fn zheevd(a: &ArrayView2<Complex64>, vectors: bool) -> Result<(Vec<f64>, Vec<c64>)> {
     assert_square("zheevd", a);
@@ -118,39 +183,42 @@ fn zheevd(a: &ArrayView2<Complex64>, vectors: bool) -> Result<(Vec<f64>, Vec<c64
         return Ok((w, buf));
     }
     let jobz = if vectors { b'V' } else { b'N' };
-    let (mut info, mut wq, mut rq, mut iq) = (0, [c64::new(0.0, 0.0)], [0.0f64], [0i32]);
-    assert_matrix("zheevd", &buf, (nu, nu), n);
-    assert_len("zheevd", "w", &w, nu);
-    // SAFETY: `buf` is the n×n column-major matrix (lda = n), `w` holds n values, and the
-    // workspace query (lwork = lrwork = liwork = −1) writes one element of each of wq, rq, iq.
-    unsafe {
-        lapack::zheevd(
-            jobz, b'L', n, &mut buf, n, &mut w, &mut wq, -1, &mut rq, -1, &mut iq, -1, &mut info,
-        );
-    }
-    if info != 0 {
-        return Err(lapack_error("zheevd", info));
-    }
-    let (lw, lwi) = work_size("zheevd", wq[0].re)?;
-    let (lr, lri) = work_size("zheevd", rq[0])?;
-    let (li, lii) = work_size("zheevd", f64::from(iq[0]))?;
-    let (mut work, mut rwork, mut iwork) =
-        (vec![c64::new(0.0, 0.0); lw], vec![0.0; lr], vec![0; li]);
-    assert_matrix("zheevd", &buf, (nu, nu), n);
-    assert_len("zheevd", "w", &w, nu);
-    assert_len("zheevd", "work", &work, lw);
-    assert_len("zheevd", "rwork", &rwork, lr);
-    assert_len("zheevd", "iwork", &iwork, li);
-    // SAFETY: shapes as asserted above; the workspaces hold the sizes passed.
-    unsafe {
-        lapack::zheevd(
-            jobz, b'L', n, &mut buf, n, &mut w, &mut work, lwi, &mut rwork, lri, &mut iwork, lii,
-            &mut info,
-        );
-    }
-    if info != 0 {
-        return Err(lapack_error("zheevd", info));
-    }
+    let mut call =
+        |work: &mut Workspace<c64>, rwork: &mut Workspace<f64>, iwork: &mut Workspace<i32>| {
+            assert_matrix("zheevd", &buf, (nu, nu), n);
+            assert_len("zheevd", "w", &w, nu);
+            work.assert("zheevd", "work");
+            rwork.assert("zheevd", "rwork");
+            iwork.assert("zheevd", "iwork");
+            let mut info = 0;
+            // SAFETY: `buf` is the n×n column-major matrix (lda = n), `w` holds n values, and each
+            // workspace holds the `lwork` passed (one element for the query, lwork = −1).
+            unsafe {
+                lapack::zheevd(
+                    jobz,
+                    b'L',
+                    n,
+                    &mut buf,
+                    n,
+                    &mut w,
+                    &mut work.buf,
+                    work.len,
+                    &mut rwork.buf,
+                    rwork.len,
+                    &mut iwork.buf,
+                    iwork.len,
+                    &mut info,
+                );
+            }
+            checked("zheevd", info)
+        };
+    let (mut wq, mut rq, mut iq) = (Workspace::query(), Workspace::query(), Workspace::query());
+    call(&mut wq, &mut rq, &mut iq)?;
+    call(
+        &mut wq.sized("zheevd")?,
+        &mut rq.sized("zheevd")?,
+        &mut iq.sized("zheevd")?,
+    )?;
     Ok((w, buf))
 }
 
@@ -168,80 +236,52 @@ fn zheevr(a: &ArrayView2<Complex64>, vectors: bool) -> Result<(Vec<f64>, Vec<c64
     let jobz = if vectors { b'V' } else { b'N' };
     let ldz = if vectors { n } else { 1 };
     let mut isuppz = vec![0i32; 2 * nu];
-    let (mut m, mut info, mut wq, mut rq, mut iq) = (0, 0, [c64::new(0.0, 0.0)], [0.0f64], [0i32]);
-    assert_zheevr_shapes(&buf, &w, &z, &isuppz, (nu, vectors));
-    // SAFETY: shapes as asserted (n×n matrix with lda = n, n values, z of ldz·n elements when
-    // vectors, isuppz of 2n); the query writes one element of each of wq, rq, iq.
-    unsafe {
-        lapack::zheevr(
-            jobz,
-            b'A',
-            b'L',
-            n,
-            &mut buf,
-            n,
-            0.0,
-            0.0,
-            0,
-            0,
-            0.0,
-            &mut m,
-            &mut w,
-            &mut z,
-            ldz,
-            &mut isuppz,
-            &mut wq,
-            -1,
-            &mut rq,
-            -1,
-            &mut iq,
-            -1,
-            &mut info,
-        );
-    }
-    if info != 0 {
-        return Err(lapack_error("zheevr", info));
-    }
-    let (lw, lwi) = work_size("zheevr", wq[0].re)?;
-    let (lr, lri) = work_size("zheevr", rq[0])?;
-    let (li, lii) = work_size("zheevr", f64::from(iq[0]))?;
-    let (mut work, mut rwork, mut iwork) =
-        (vec![c64::new(0.0, 0.0); lw], vec![0.0; lr], vec![0; li]);
-    assert_zheevr_shapes(&buf, &w, &z, &isuppz, (nu, vectors));
-    assert_len("zheevr", "work", &work, lw);
-    assert_len("zheevr", "rwork", &rwork, lr);
-    assert_len("zheevr", "iwork", &iwork, li);
-    // SAFETY: shapes as asserted; the workspaces hold the sizes passed.
-    unsafe {
-        lapack::zheevr(
-            jobz,
-            b'A',
-            b'L',
-            n,
-            &mut buf,
-            n,
-            0.0,
-            0.0,
-            0,
-            0,
-            0.0,
-            &mut m,
-            &mut w,
-            &mut z,
-            ldz,
-            &mut isuppz,
-            &mut work,
-            lwi,
-            &mut rwork,
-            lri,
-            &mut iwork,
-            lii,
-            &mut info,
-        );
-    }
-    if info != 0 {
-        return Err(lapack_error("zheevr", info));
-    }
+    let mut m = 0;
+    let mut call =
+        |work: &mut Workspace<c64>, rwork: &mut Workspace<f64>, iwork: &mut Workspace<i32>| {
+            assert_zheevr_shapes(&buf, &w, &z, &isuppz, (nu, vectors));
+            work.assert("zheevr", "work");
+            rwork.assert("zheevr", "rwork");
+            iwork.assert("zheevr", "iwork");
+            let mut info = 0;
+            // SAFETY: shapes as asserted (n×n matrix with lda = n, n values, z of ldz·n elements when
+            // vectors, isuppz of 2n); each workspace holds the `lwork` passed (one for the query).
+            unsafe {
+                lapack::zheevr(
+                    jobz,
+                    b'A',
+                    b'L',
+                    n,
+                    &mut buf,
+                    n,
+                    0.0,
+                    0.0,
+                    0,
+                    0,
+                    0.0,
+                    &mut m,
+                    &mut w,
+                    &mut z,
+                    ldz,
+                    &mut isuppz,
+                    &mut work.buf,
+                    work.len,
+                    &mut rwork.buf,
+                    rwork.len,
+                    &mut iwork.buf,
+                    iwork.len,
+                    &mut info,
+                );
+            }
+            checked("zheevr", info)
+        };
+    let (mut wq, mut rq, mut iq) = (Workspace::query(), Workspace::query(), Workspace::query());
+    call(&mut wq, &mut rq, &mut iq)?;
+    call(
+        &mut wq.sized("zheevr")?,
+        &mut rq.sized("zheevr")?,
+        &mut iq.sized("zheevr")?,
+    )?;
     found_all("zheevr", m, nu)?;
     Ok((w, z))
 }
@@ -273,107 +313,77 @@ fn dsyev(a: &ArrayView2<f64>, vectors: bool, mrrr: bool) -> Result<(Vec<f64>, Ve
         return Ok((w, buf));
     }
     let jobz = if vectors { b'V' } else { b'N' };
-    let (mut info, mut wq, mut iq) = (0, [0.0f64], [0i32]);
     if mrrr {
         let ldz = if vectors { n } else { 1 };
         let mut z = vec![0.0; if vectors { nu * nu } else { 1 }];
         let mut isuppz = vec![0i32; 2 * nu];
         let mut m = 0;
-        assert_zheevr_shapes(&buf, &w, &z, &isuppz, (nu, vectors));
-        // SAFETY: shapes as asserted; the query writes one element of wq and of iq.
-        unsafe {
-            lapack::dsyevr(
-                jobz,
-                b'A',
-                b'L',
-                n,
-                &mut buf,
-                n,
-                0.0,
-                0.0,
-                0,
-                0,
-                0.0,
-                &mut m,
-                &mut w,
-                &mut z,
-                ldz,
-                &mut isuppz,
-                &mut wq,
-                -1,
-                &mut iq,
-                -1,
-                &mut info,
-            );
-        }
-        if info != 0 {
-            return Err(lapack_error("dsyevr", info));
-        }
-        let (lw, lwi) = work_size("dsyevr", wq[0])?;
-        let (li, lii) = work_size("dsyevr", f64::from(iq[0]))?;
-        let (mut work, mut iwork) = (vec![0.0; lw], vec![0; li]);
-        assert_zheevr_shapes(&buf, &w, &z, &isuppz, (nu, vectors));
-        assert_len("dsyevr", "work", &work, lw);
-        assert_len("dsyevr", "iwork", &iwork, li);
-        // SAFETY: shapes as asserted; the workspaces hold the sizes passed.
-        unsafe {
-            lapack::dsyevr(
-                jobz,
-                b'A',
-                b'L',
-                n,
-                &mut buf,
-                n,
-                0.0,
-                0.0,
-                0,
-                0,
-                0.0,
-                &mut m,
-                &mut w,
-                &mut z,
-                ldz,
-                &mut isuppz,
-                &mut work,
-                lwi,
-                &mut iwork,
-                lii,
-                &mut info,
-            );
-        }
-        if info != 0 {
-            return Err(lapack_error("dsyevr", info));
-        }
+        let mut call = |work: &mut Workspace<f64>, iwork: &mut Workspace<i32>| {
+            assert_zheevr_shapes(&buf, &w, &z, &isuppz, (nu, vectors));
+            work.assert("dsyevr", "work");
+            iwork.assert("dsyevr", "iwork");
+            let mut info = 0;
+            // SAFETY: shapes as asserted; each workspace holds the `lwork` passed.
+            unsafe {
+                lapack::dsyevr(
+                    jobz,
+                    b'A',
+                    b'L',
+                    n,
+                    &mut buf,
+                    n,
+                    0.0,
+                    0.0,
+                    0,
+                    0,
+                    0.0,
+                    &mut m,
+                    &mut w,
+                    &mut z,
+                    ldz,
+                    &mut isuppz,
+                    &mut work.buf,
+                    work.len,
+                    &mut iwork.buf,
+                    iwork.len,
+                    &mut info,
+                );
+            }
+            checked("dsyevr", info)
+        };
+        let (mut wq, mut iq) = (Workspace::query(), Workspace::query());
+        call(&mut wq, &mut iq)?;
+        call(&mut wq.sized("dsyevr")?, &mut iq.sized("dsyevr")?)?;
         found_all("dsyevr", m, nu)?;
         return Ok((w, z));
     }
-    assert_matrix("dsyevd", &buf, (nu, nu), n);
-    assert_len("dsyevd", "w", &w, nu);
-    // SAFETY: n×n matrix with lda = n, n values; the query writes one element of wq and of iq.
-    unsafe {
-        lapack::dsyevd(
-            jobz, b'L', n, &mut buf, n, &mut w, &mut wq, -1, &mut iq, -1, &mut info,
-        );
-    }
-    if info != 0 {
-        return Err(lapack_error("dsyevd", info));
-    }
-    let (lw, lwi) = work_size("dsyevd", wq[0])?;
-    let (li, lii) = work_size("dsyevd", f64::from(iq[0]))?;
-    let (mut work, mut iwork) = (vec![0.0; lw], vec![0; li]);
-    assert_matrix("dsyevd", &buf, (nu, nu), n);
-    assert_len("dsyevd", "w", &w, nu);
-    assert_len("dsyevd", "work", &work, lw);
-    assert_len("dsyevd", "iwork", &iwork, li);
-    // SAFETY: shapes as asserted; the workspaces hold the sizes passed.
-    unsafe {
-        lapack::dsyevd(
-            jobz, b'L', n, &mut buf, n, &mut w, &mut work, lwi, &mut iwork, lii, &mut info,
-        );
-    }
-    if info != 0 {
-        return Err(lapack_error("dsyevd", info));
-    }
+    let mut call = |work: &mut Workspace<f64>, iwork: &mut Workspace<i32>| {
+        assert_matrix("dsyevd", &buf, (nu, nu), n);
+        assert_len("dsyevd", "w", &w, nu);
+        work.assert("dsyevd", "work");
+        iwork.assert("dsyevd", "iwork");
+        let mut info = 0;
+        // SAFETY: n×n matrix with lda = n, n values; each workspace holds the `lwork` passed.
+        unsafe {
+            lapack::dsyevd(
+                jobz,
+                b'L',
+                n,
+                &mut buf,
+                n,
+                &mut w,
+                &mut work.buf,
+                work.len,
+                &mut iwork.buf,
+                iwork.len,
+                &mut info,
+            );
+        }
+        checked("dsyevd", info)
+    };
+    let (mut wq, mut iq) = (Workspace::query(), Workspace::query());
+    call(&mut wq, &mut iq)?;
+    call(&mut wq.sized("dsyevd")?, &mut iq.sized("dsyevd")?)?;
     Ok((w, buf))
 }
 
@@ -390,34 +400,37 @@ fn zgesdd(a: &ArrayView2<Complex64>) -> Result<Vec<f64>> {
     let (mut u, mut vt) = ([c64::new(0.0, 0.0)], [c64::new(0.0, 0.0)]);
     let mut iwork = vec![0i32; 8 * k];
     let mut rwork = vec![0.0; 7 * k];
-    let (mut info, mut wq) = (0, [c64::new(0.0, 0.0)]);
-    assert_zgesdd_shapes(&buf, &s, &rwork, &iwork, (mu, nu), m);
-    // SAFETY: the m×n column-major matrix (lda = m), min(m, n) values, rwork ≥ 7·min(m, n) and
-    // iwork = 8·min(m, n) (jobz = 'N'), 1-element u and vt with ldu = ldvt = 1 (not referenced);
-    // the query writes one element of wq.
-    unsafe {
-        lapack::zgesdd(
-            b'N', m, n, &mut buf, m, &mut s, &mut u, 1, &mut vt, 1, &mut wq, -1, &mut rwork,
-            &mut iwork, &mut info,
-        );
-    }
-    if info != 0 {
-        return Err(lapack_error("zgesdd", info));
-    }
-    let (lw, lwi) = work_size("zgesdd", wq[0].re)?;
-    let mut work = vec![c64::new(0.0, 0.0); lw];
-    assert_zgesdd_shapes(&buf, &s, &rwork, &iwork, (mu, nu), m);
-    assert_len("zgesdd", "work", &work, lw);
-    // SAFETY: shapes as asserted; work holds lwork elements.
-    unsafe {
-        lapack::zgesdd(
-            b'N', m, n, &mut buf, m, &mut s, &mut u, 1, &mut vt, 1, &mut work, lwi, &mut rwork,
-            &mut iwork, &mut info,
-        );
-    }
-    if info != 0 {
-        return Err(lapack_error("zgesdd", info));
-    }
+    let mut call = |work: &mut Workspace<c64>| {
+        assert_zgesdd_shapes(&buf, &s, &rwork, &iwork, (mu, nu), m);
+        work.assert("zgesdd", "work");
+        let mut info = 0;
+        // SAFETY: the m×n column-major matrix (lda = m), min(m, n) values, rwork ≥ 7·min(m, n)
+        // and iwork = 8·min(m, n) (jobz = 'N'), 1-element u and vt with ldu = ldvt = 1 (not
+        // referenced); work holds the `lwork` passed (one element for the query).
+        unsafe {
+            lapack::zgesdd(
+                b'N',
+                m,
+                n,
+                &mut buf,
+                m,
+                &mut s,
+                &mut u,
+                1,
+                &mut vt,
+                1,
+                &mut work.buf,
+                work.len,
+                &mut rwork,
+                &mut iwork,
+                &mut info,
+            );
+        }
+        checked("zgesdd", info)
+    };
+    let mut wq = Workspace::query();
+    call(&mut wq)?;
+    call(&mut wq.sized("zgesdd")?)?;
     Ok(s)
 }
 

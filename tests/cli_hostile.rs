@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::temp_path;
+use common::{le_bytes, npy, temp_path};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -72,24 +72,6 @@ fn write(name: &str, bytes: &[u8]) -> PathBuf {
     p
 }
 
-/// A `.npy` file: header with `descr`/`shape`, then `data` raw bytes.
-fn npy(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
-    let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-    while (10 + h.len() + 1) % 64 != 0 {
-        h.push(' ');
-    }
-    h.push('\n');
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&(h.len() as u16).to_le_bytes());
-    out.extend_from_slice(h.as_bytes());
-    out.extend_from_slice(data);
-    out
-}
-
-fn f64s(v: &[f64]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
 fn state_json(name: &str, re: &str) -> PathBuf {
     write(name, format!("{{\"re\": {re}}}").as_bytes())
 }
@@ -117,8 +99,14 @@ fn samples(name: &str, scale: f64) -> PathBuf {
 
 #[test]
 fn forged_npy_shape_is_refused_before_allocating_in_every_subcommand() {
-    let big = write("big.npy", &npy("<c16", "(100000, 100000)", &[0u8; 32]));
-    let big_real = write("big_real.npy", &npy("<f8", "(100000, 100000)", &[0u8; 32]));
+    let big = write(
+        "big.npy",
+        &npy("<c16", "(100000, 100000)", false, &[0u8; 32]),
+    );
+    let big_real = write(
+        "big_real.npy",
+        &npy("<f8", "(100000, 100000)", false, &[0u8; 32]),
+    );
     let (rho, sigma) = states();
     let cases: Vec<Vec<&str>> = vec![
         vec![
@@ -174,20 +162,30 @@ fn forged_npy_shape_is_refused_before_allocating_in_every_subcommand() {
 #[test]
 fn npy_shapes_and_trailing_bytes_are_named() {
     let (_, sigma) = states();
-    let one_d = write("one.npy", &npy("<f8", "(4,)", &f64s(&[0.25; 4])));
+    let one_d = write("one.npy", &npy("<f8", "(4,)", false, &le_bytes(&[0.25; 4])));
     // 3-D arrays are stacks (n, d, d); four axes are not
     let four_d = write(
         "four.npy",
-        &npy("<f8", "(1, 1, 2, 2)", &f64s(&[0.5, 0.0, 0.0, 0.5])),
+        &npy(
+            "<f8",
+            "(1, 1, 2, 2)",
+            false,
+            &le_bytes(&[0.5, 0.0, 0.0, 0.5]),
+        ),
     );
     let trailing = write(
         "trailing.npy",
-        &npy("<f8", "(2, 2)", &f64s(&[0.5, 0.0, 0.0, 0.5, 9.0])),
+        &npy(
+            "<f8",
+            "(2, 2)",
+            false,
+            &le_bytes(&[0.5, 0.0, 0.0, 0.5, 9.0]),
+        ),
     );
-    let dtype = write("dtype.npy", &npy("<i4", "(2, 2)", &[0u8; 16]));
+    let dtype = write("dtype.npy", &npy("<i4", "(2, 2)", false, &[0u8; 16]));
     let overflow = write(
         "overflow.npy",
-        &npy("<c16", "(4294967296, 4294967296)", &[0u8; 16]),
+        &npy("<c16", "(4294967296, 4294967296)", false, &[0u8; 16]),
     );
     let div = |p: &PathBuf| {
         vec![
@@ -218,7 +216,7 @@ fn npy_shapes_and_trailing_bytes_are_named() {
 fn a_valid_npy_still_reads() {
     let rho = write(
         "rho.npy",
-        &npy("<f8", "(2, 2)", &f64s(&[0.7, 0.1, 0.1, 0.3])),
+        &npy("<f8", "(2, 2)", false, &le_bytes(&[0.7, 0.1, 0.1, 0.3])),
     );
     let (_, sigma) = states();
     let (code, out, err) = run(&[
@@ -615,7 +613,7 @@ fn replay_reads_its_npy_files_through_the_checked_reader() {
         &["alpha", "outside the range", "data-processing-sandwiched"],
     );
     // a forged .npy beside it
-    std::fs::write(rho, npy("<c16", "(100000, 100000)", &[0u8; 32])).unwrap();
+    std::fs::write(rho, npy("<c16", "(100000, 100000)", false, &[0u8; 32])).unwrap();
     assert_error(
         &["verify", "--replay", s(json)],
         &["declares", "holds only"],

@@ -4,36 +4,31 @@
 //! type; guarantee types are only built through validating constructors; kernel distances do
 //! not overflow.
 
+mod common;
+
+use common::{le_bytes, npy};
 use ndarray::{array, Array2};
 use num_complex::Complex64;
 use qrenyi::io::{parse_csv, parse_npy, NpyArray};
 use qrenyi::order::{Order, OrderRange};
 use qrenyi::state::Channel;
 
-fn npy(descr: &str, shape: &str, fortran: bool, data: &[u8]) -> Vec<u8> {
-    let mut h = format!(
-        "{{'descr': '{descr}', 'fortran_order': {}, 'shape': {shape}, }}",
-        if fortran { "True" } else { "False" }
-    );
-    while (10 + h.len() + 1) % 64 != 0 {
-        h.push(' ');
-    }
-    h.push('\n');
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&(h.len() as u16).to_le_bytes());
-    out.extend_from_slice(h.as_bytes());
-    out.extend_from_slice(data);
-    out
-}
-
-fn le(v: &[f64]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
 #[test]
 fn npy_decodes_c_and_fortran_order_and_both_byte_orders() {
-    let c = parse_npy(&npy("<f8", "(3, 2)", false, &le(&[0., 1., 2., 3., 4., 5.]))).unwrap();
-    let f = parse_npy(&npy("<f8", "(3, 2)", true, &le(&[0., 2., 4., 1., 3., 5.]))).unwrap();
+    let c = parse_npy(&npy(
+        "<f8",
+        "(3, 2)",
+        false,
+        &le_bytes(&[0., 1., 2., 3., 4., 5.]),
+    ))
+    .unwrap();
+    let f = parse_npy(&npy(
+        "<f8",
+        "(3, 2)",
+        true,
+        &le_bytes(&[0., 2., 4., 1., 3., 5.]),
+    ))
+    .unwrap();
     let want = array![[0., 1.], [2., 3.], [4., 5.]].into_dyn();
     assert_eq!(c, NpyArray::Real(want.clone()));
     assert_eq!(f, NpyArray::Real(want));
@@ -45,7 +40,7 @@ fn npy_decodes_c_and_fortran_order_and_both_byte_orders() {
         parse_npy(&npy(">f8", "(1, 2)", false, &be)).unwrap(),
         NpyArray::Real(array![[1.5, -2.0]].into_dyn())
     );
-    let z = parse_npy(&npy("<c16", "(1, 1)", false, &le(&[0.25, -0.5]))).unwrap();
+    let z = parse_npy(&npy("<c16", "(1, 1)", false, &le_bytes(&[0.25, -0.5]))).unwrap();
     assert_eq!(
         z,
         NpyArray::Complex(array![[Complex64::new(0.25, -0.5)]].into_dyn())
@@ -59,11 +54,17 @@ fn npy_forged_sizes_are_refused() {
         e.contains("160000000000 bytes") && e.contains("holds only 32"),
         "{e}"
     );
-    let e = parse_npy(&npy("<f8", "(2, 2)", false, &le(&[1., 2., 3., 4., 5.]))).unwrap_err();
+    let e = parse_npy(&npy(
+        "<f8",
+        "(2, 2)",
+        false,
+        &le_bytes(&[1., 2., 3., 4., 5.]),
+    ))
+    .unwrap_err();
     assert!(e.contains("8 trailing bytes"), "{e}");
     let e = parse_npy(&npy("<f8", "(18446744073709551615, 2)", false, &[])).unwrap_err();
     assert!(e.contains("overflows"), "{e}");
-    let mut bad_len = npy("<f8", "(1,)", false, &le(&[1.]));
+    let mut bad_len = npy("<f8", "(1,)", false, &le_bytes(&[1.]));
     bad_len[8] = 0xff;
     bad_len[9] = 0xff;
     assert!(parse_npy(&bad_len).unwrap_err().contains("truncated"));

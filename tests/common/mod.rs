@@ -96,3 +96,26 @@ pub fn well_conditioned(rho: &DensityMatrix) -> DensityMatrix {
     let mixed = DensityMatrix::maximally_mixed(rho.dim()).expect("d ≥ 1");
     DensityMatrix::mixture(&[0.99, 0.01], &[rho.clone(), mixed]).expect("valid mixture")
 }
+
+/// A `.npy` file (format 1.0): the header with `descr`, `fortran_order` and `shape` padded to a
+/// multiple of 64 bytes, then `data` as raw bytes.
+pub fn npy(descr: &str, shape: &str, fortran: bool, data: &[u8]) -> Vec<u8> {
+    let mut h = format!(
+        "{{'descr': '{descr}', 'fortran_order': {}, 'shape': {shape}, }}",
+        if fortran { "True" } else { "False" }
+    );
+    while (10 + h.len() + 1) % 64 != 0 {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    out.extend_from_slice(h.as_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
+/// Little-endian bytes of `f64`s (a `<f8` payload).
+pub fn le_bytes(v: &[f64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}

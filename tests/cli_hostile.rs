@@ -487,9 +487,8 @@ fn csv_non_finite_values_are_refused() {
 // ---------------------------------------------------------------------------------------------
 // verify --replay, merge
 
-/// A saved counterexample of `triangle-inequality` (known false, refuted within a few trials).
-fn counterexample() -> (PathBuf, serde_json::Value) {
-    let dir = temp_path("cx");
+/// Run the `triangle-inequality` search (refuted within a few trials) saving into `dir`.
+fn save_triangle_counterexample(dir: &Path) {
     let (code, _, err) = run(&[
         "verify",
         "--lemma",
@@ -502,13 +501,27 @@ fn counterexample() -> (PathBuf, serde_json::Value) {
         "2",
         "--json",
         "--save-dir",
-        s(&dir),
+        s(dir),
     ]);
     assert!(code == 0 || code == 1, "{err}");
-    let file = std::fs::read_dir(&dir)
+}
+
+/// The `.json` files in `dir`.
+fn saved_json(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect()
+}
+
+/// A saved counterexample of `triangle-inequality` (known false, refuted within a few trials).
+fn counterexample() -> (PathBuf, serde_json::Value) {
+    let dir = temp_path("cx");
+    save_triangle_counterexample(&dir);
+    let file = saved_json(&dir)
+        .into_iter()
+        .next()
         .expect("a saved counterexample");
     let doc = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     (file, doc)
@@ -681,34 +694,14 @@ fn counterexamples_never_overwrite_and_never_follow_links() {
     let dir = temp_path("cx");
     std::fs::create_dir_all(&dir).unwrap();
     let victim = write("victim.txt", b"keep me");
-    let args = [
-        "verify",
-        "--lemma",
-        "triangle-inequality",
-        "--trials",
-        "200",
-        "--max-dim",
-        "3",
-        "--threads",
-        "2",
-        "--json",
-        "--save-dir",
-        s(&dir),
-    ];
-    let (code, _, err) = run(&args);
-    assert!(code == 0 || code == 1, "{err}");
-    let first: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
+    save_triangle_counterexample(&dir);
+    let first = saved_json(&dir);
     assert_eq!(first.len(), 1);
     let before = std::fs::read(&first[0]).unwrap();
     // plant a link at the next name the run would use
     let stem = first[0].file_stem().unwrap().to_str().unwrap().to_string();
     std::os::unix::fs::symlink(&victim, dir.join(format!("{stem}-1.json"))).unwrap();
-    let (code, _, err) = run(&args);
-    assert!(code == 0 || code == 1, "{err}");
+    save_triangle_counterexample(&dir);
     assert_eq!(
         std::fs::read(&first[0]).unwrap(),
         before,

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """End to end from files (issue 14, "Measure and report"): what a user pays for one number.
 
-    end_to_end.py all --qrenyi target/release/qrenyi [--dims 2,4,...] [--repeats N] OUTDIR
+    end_to_end.py all --qrenyi target/release/qrenyi [--dims 2,4,...] [--only Q1,Q2] [--repeats N] OUTDIR
         writes the inputs (OUTDIR/data), times the CLI against the numpy script (OUTDIR/cli.json),
         qrenyi's Python package against numpy in-process when `import qrenyi` works
         (OUTDIR/inprocess.json), checks that the values agree, prints the Markdown tables
     end_to_end.py cli|inprocess [same options] OUTDIR
-        only one of the two parts (the other part's JSON, if present, stays and joins the table)
+        only one of the two parts (the other part's JSON, if present, stays and joins the table);
+        --only keeps the named quantities (e.g. "sandwiched 16 orders,maximal 16 orders")
     end_to_end.py table OUTDIR          the tables again from the JSON files
     end_to_end.py numpy RHO SIGMA QUANTITY
         the numpy script the CLI is compared with: loads the two .npy files, prints the values
@@ -289,6 +290,16 @@ def table(outdir):
     print(f"Largest relative deviation between qrenyi's and numpy's values: {worst:.1e}.")
 
 
+def take_option(args, flag, default):
+    """The value after `flag` in `args` (both removed), else `default`."""
+    if flag in args:
+        i = args.index(flag)
+        v = args[i + 1]
+        del args[i:i + 2]
+        return v
+    return default
+
+
 def main():
     args = sys.argv[1:]
     if not args:
@@ -305,16 +316,20 @@ def main():
         sys.exit(f"unknown command {cmd}\n{__doc__}")
 
     def opt(flag, default):
-        if flag in args:
-            i = args.index(flag)
-            v = args[i + 1]
-            del args[i:i + 2]
-            return v
-        return default
+        return take_option(args, flag, default)
 
     qrenyi = os.path.abspath(opt("--qrenyi", "target/release/qrenyi"))
     dims = [int(x) for x in opt("--dims", ",".join(map(str, DIMS))).split(",")]
     repeats = int(opt("--repeats", "5"))
+    only = opt("--only", None)
+    if only:
+        keep = [q.strip() for q in only.split(",")]
+        unknown = [q for q in keep if q not in QUANTITIES]
+        if unknown:
+            sys.exit(f"unknown quantities {unknown}; known: {list(QUANTITIES)}")
+        for q in list(QUANTITIES):
+            if q not in keep:
+                del QUANTITIES[q]
     outdir = args[0]
     data = os.path.join(outdir, "data")
     os.makedirs(outdir, exist_ok=True)

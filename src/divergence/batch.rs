@@ -166,6 +166,55 @@ pub fn renyi_stacks(
     alphas: &[f64],
     tol: crate::state::Tolerance,
 ) -> Result<Vec<Result<Vec<f64>>>> {
+    let (n, dim, small) = stack_shape(rho, sigma)?;
+    let items: Vec<usize> = (0..n).collect();
+    Ok(run(&items, dim, |&k| {
+        let mut row = vec![0.0; alphas.len()];
+        stack_pair(rho, sigma, k, family, alphas, tol, small, &mut row).map(|_| row)
+    }))
+}
+
+/// [`renyi_stacks`] into one row-major `n × alphas.len()` buffer (no allocation per pair): the
+/// values, or the first failing pair in input order with its error. `Err` for the whole call as
+/// [`renyi_stacks`] (stack lengths differ), and for an empty `alphas`.
+#[allow(clippy::type_complexity)]
+pub fn renyi_stacks_flat(
+    rho: Operand<'_>,
+    sigma: Operand<'_>,
+    family: Family,
+    alphas: &[f64],
+    tol: crate::state::Tolerance,
+) -> Result<std::result::Result<Vec<f64>, (usize, crate::Error)>> {
+    use rayon::prelude::*;
+    let (n, dim, small) = stack_shape(rho, sigma)?;
+    let width = alphas.len();
+    if width == 0 {
+        return Err(crate::Error::Empty("orders of a stack".into()));
+    }
+    let mut out = vec![0.0; n * width];
+    let one = |(k, row): (usize, &mut [f64])| {
+        stack_pair(rho, sigma, k, family, alphas, tol, small, row)
+            .err()
+            .map(|e| (k, e))
+    };
+    let first = if dim >= PARALLEL_BELOW || n < 2 {
+        out.chunks_mut(width).enumerate().find_map(one)
+    } else {
+        with_single_blas_thread(|| {
+            out.par_chunks_mut(width)
+                .enumerate()
+                .filter_map(one)
+                .min_by_key(|(k, _)| *k)
+        })
+    };
+    Ok(match first {
+        None => Ok(out),
+        Some(e) => Err(e),
+    })
+}
+
+/// The number of pairs, the largest dimension and whether the small route applies.
+fn stack_shape(rho: Operand<'_>, sigma: Operand<'_>) -> Result<(usize, usize, bool)> {
     let n = match (rho.len(), sigma.len()) {
         (Some(a), Some(b)) if a != b => {
             return Err(crate::Error::DimensionMismatch {
@@ -183,27 +232,34 @@ pub fn renyi_stacks(
         Operand::Stack(_) | Operand::Array(_) => true,
     };
     let small = dim < SMALL_STACK_BELOW && on_auto(&rho) && on_auto(&sigma);
-    let items: Vec<usize> = (0..n).collect();
-    let full = |k: usize| {
-        let r = full_operand(rho, "rho", k, tol)?;
-        let s = full_operand(sigma, "sigma", k, tol)?;
-        curve_of(&Pair::new(&r, &s)?, family, alphas)
-    };
-    if !small {
-        return Ok(run(&items, dim, |&k| full(k)));
-    }
-    Ok(run(&items, dim, |&k| {
-        let (dr, ds) = (rho.dim_of(k), sigma.dim_of(k));
-        if dr == ds {
-            crate::spectral::small::with_small_dim!(dr, N => {
-                return small_pair::<N>(rho, sigma, k, family, alphas, tol);
-            }, _ => ());
-        }
-        full(k)
-    }))
+    Ok((n, dim, small))
 }
 
-/// Pair `k` of [`renyi_stacks`] on the small route (both operands `N × N`).
+/// Pair `k` of [`renyi_stacks`]: its values at `alphas` written to `row` (`alphas.len()` long).
+#[allow(clippy::too_many_arguments)]
+fn stack_pair(
+    rho: Operand<'_>,
+    sigma: Operand<'_>,
+    k: usize,
+    family: Family,
+    alphas: &[f64],
+    tol: crate::state::Tolerance,
+    small: bool,
+    row: &mut [f64],
+) -> Result<()> {
+    let (dr, ds) = (rho.dim_of(k), sigma.dim_of(k));
+    if small && dr == ds {
+        crate::spectral::small::with_small_dim!(dr, N => {
+            return small_pair::<N>(rho, sigma, k, family, alphas, tol, row);
+        }, _ => ());
+    }
+    let r = full_operand(rho, "rho", k, tol)?;
+    let s = full_operand(sigma, "sigma", k, tol)?;
+    row.copy_from_slice(&curve_of(&Pair::new(&r, &s)?, family, alphas)?);
+    Ok(())
+}
+
+/// Pair `k` of [`renyi_stacks`] on the small route (both operands `N × N`), into `row`.
 fn small_pair<const N: usize>(
     rho: Operand<'_>,
     sigma: Operand<'_>,
@@ -211,29 +267,31 @@ fn small_pair<const N: usize>(
     family: Family,
     alphas: &[f64],
     tol: crate::state::Tolerance,
-) -> Result<Vec<f64>> {
-    if family == Family::Sandwiched && N < crate::spectral::AUTO_NALGEBRA_CHOLESKY_BELOW {
-        if let Some(v) = direct_sandwiched::<N>(rho, sigma, k, alphas, tol)? {
-            return Ok(v);
-        }
+    row: &mut [f64],
+) -> Result<()> {
+    if family == Family::Sandwiched
+        && N < crate::spectral::AUTO_NALGEBRA_CHOLESKY_BELOW
+        && direct_sandwiched::<N>(rho, sigma, k, alphas, tol, row)?
+    {
+        return Ok(());
     }
     let r = small_operand::<N>(rho, "rho", k, tol)?;
     let s = small_operand::<N>(sigma, "sigma", k, tol)?;
     let pair = super::small::SmallPair::new(r.state, s.state);
     // Petz curves: Pair's factorised sum (the one-pair API's values)
     let kernel = alphas.len() == 1 || family != Family::Petz;
-    let mut out = Vec::with_capacity(alphas.len());
-    for &a in alphas {
+    for (x, &a) in row.iter_mut().zip(alphas) {
         family.check_alpha(a)?;
         match if kernel { pair.renyi(family, a)? } else { None } {
-            Some(v) => out.push(v),
+            Some(v) => *x = v,
             None => {
                 let (r, s) = (r.validated(), s.validated());
-                return curve_of(&Pair::new(&r, &s)?, family, alphas);
+                row.copy_from_slice(&curve_of(&Pair::new(&r, &s)?, family, alphas)?);
+                return Ok(());
             }
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Sandwiched orders, all finite and `> 1`, of a raw `ρ` (`N <`
@@ -244,7 +302,7 @@ fn small_pair<const N: usize>(
 /// [`cholesky_decision`](crate::spectral::small::cholesky_decision), which makes nalgebra's
 /// decision with nalgebra's operations (the one `Backend::Auto` takes at these sizes) — and never
 /// decomposed: `ρ' = V_σ†ρV_σ`, then per order the values of `D ρ' D` (`D = diag μ^{γ/2}`) and the
-/// two Rényi means of `DirectSandwiched::renyi`. `None` (the pair takes the decomposition route)
+/// two Rényi means of `DirectSandwiched::renyi`, written to `row`. `false` (the pair takes the decomposition route)
 /// when an order is not finite `> 1`, ρ is a shared state, a check fails (the other route reports
 /// the error with the library's message), the factorisation at `τ` does not succeed (validation
 /// then goes on at the tolerance, where the library's own check decides) or σ is rank-deficient
@@ -255,25 +313,26 @@ fn direct_sandwiched<const N: usize>(
     k: usize,
     alphas: &[f64],
     tol: crate::state::Tolerance,
-) -> Result<Option<Vec<f64>>> {
+    row: &mut [f64],
+) -> Result<bool> {
     use crate::spectral::small::{cholesky_decision, eigh_small, zeros};
     if alphas.is_empty() || !alphas.iter().all(|&a| a > 1.0 && a.is_finite()) {
-        return Ok(None);
+        return Ok(false);
     }
     let Some(view) = rho.raw(k) else {
-        return Ok(None);
+        return Ok(false);
     };
     let Some((h, t, trace)) = small_checked::<N>(&view, tol) else {
-        return Ok(None);
+        return Ok(false);
     };
     let shift = crate::spectral::zero_threshold(N, trace);
     if !(shift < t && cholesky_decision::<N>(&h, shift) == Some(true)) {
-        return Ok(None);
+        return Ok(false);
     }
     let s = small_operand::<N>(sigma, "sigma", k, tol)?;
     let (mu, v) = s.state.parts();
     if !(0..N).all(|j| s.state.in_support(j)) {
-        return Ok(None);
+        return Ok(false);
     }
     // ρ' = V†HV (lower triangle, mirrored: exactly Hermitian), HV first
     let mut hv = zeros::<N>();
@@ -295,30 +354,27 @@ fn direct_sandwiched<const N: usize>(
     for j in 0..N {
         ln_mu[j] = mu[j].ln();
     }
-    alphas
-        .iter()
-        .map(|&alpha| {
-            let gamma = (1.0 - alpha) / alpha;
-            let c = ln_mu
-                .iter()
-                .map(|l| gamma * l)
-                .fold(f64::NEG_INFINITY, f64::max);
-            let c = if c.is_finite() { c } else { 0.0 };
-            let mut scale = [0.0; N];
-            for j in 0..N {
-                scale[j] = (0.5 * (gamma * ln_mu[j] - c)).exp();
+    for (x, &alpha) in row.iter_mut().zip(alphas) {
+        let gamma = (1.0 - alpha) / alpha;
+        let c = ln_mu
+            .iter()
+            .map(|l| gamma * l)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let c = if c.is_finite() { c } else { 0.0 };
+        let mut scale = [0.0; N];
+        for j in 0..N {
+            scale[j] = (0.5 * (gamma * ln_mu[j] - c)).exp();
+        }
+        let mut a = zeros::<N>();
+        for x in 0..N {
+            for y in 0..N {
+                a[x][y] = rp[x][y] * (scale[x] * scale[y]);
             }
-            let mut a = zeros::<N>();
-            for x in 0..N {
-                for y in 0..N {
-                    a[x][y] = rp[x][y] * (scale[x] * scale[y]);
-                }
-            }
-            let nu = eigh_small::<N>(&a, false)?.values;
-            super::small::direct_sandwiched_value(alpha, &rp, &ln_mu, &nu, c)
-        })
-        .collect::<Result<Vec<f64>>>()
-        .map(Some)
+        }
+        let nu = eigh_small::<N>(&a, false)?.values;
+        *x = super::small::direct_sandwiched_value(alpha, &rp, &ln_mu, &nu, c)?;
+    }
+    Ok(true)
 }
 
 /// The checks of [`DensityMatrix::with_options`] before its PSD step (`hermitian_unit_trace`:

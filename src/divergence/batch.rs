@@ -307,6 +307,7 @@ fn small_pair<const N: usize>(
 /// the error with the library's message), the factorisation at `τ` does not succeed (validation
 /// then goes on at the tolerance, where the library's own check decides) or σ is rank-deficient
 /// (the support decision needs ρ's largest eigenvalue).
+#[allow(clippy::needless_range_loop)] // entries m[i][j] read with their mirrors m[j][i]
 fn direct_sandwiched<const N: usize>(
     rho: Operand<'_>,
     sigma: Operand<'_>,
@@ -383,6 +384,7 @@ fn direct_sandwiched<const N: usize>(
 /// (the library's symmetrised matrix, bit for bit). `None` when a check fails or the input is
 /// outside the fast path (not `N × N`, a tolerance out of range, entries beyond `~1e150`): the
 /// caller then runs the library's own validation, which reports the error with its message.
+#[allow(clippy::needless_range_loop)] // entries m[i][j] read with their mirrors m[j][i]
 fn small_checked<const N: usize>(
     a: &ArrayView2<'_, Complex64>,
     tol: crate::state::Tolerance,
@@ -400,7 +402,7 @@ fn small_checked<const N: usize>(
             dev2 = dev2.max((z - w.conj()).norm_sqr());
         }
     }
-    if !finite || !(norm2 < 1e300) {
+    if !finite || norm2.is_nan() || norm2 >= 1e300 {
         return None;
     }
     let t = tol.scaled(N, norm2.sqrt());

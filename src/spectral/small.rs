@@ -553,7 +553,7 @@ pub(crate) fn cholesky_decision<const N: usize>(a: &Mat<N>, shift: f64) -> Optio
         if diag.im != 0.0 {
             return None;
         }
-        if !(diag.re > 0.0) {
+        if diag.re.is_nan() || diag.re <= 0.0 {
             // zero (nalgebra's `None`), negative or NaN pivot: not definite
             return Some(false);
         }

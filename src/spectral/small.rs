@@ -289,17 +289,46 @@ fn hermitian_copy<const N: usize>(a: &Mat<N>) -> Result<(Mat<N>, f64)> {
         .iter()
         .flatten()
         .fold(0.0f64, |x, z| x.max(z.re.abs()).max(z.im.abs()));
-    let scale = if big > 0.0 {
-        2f64.powi(-(big.log2().round() as i32).clamp(-1000, 1000))
-    } else {
-        1.0
-    };
+    let scale = power_of_two_scale(big);
     if scale != 1.0 {
         for z in m.iter_mut().flatten() {
             *z *= scale;
         }
     }
     Ok((m, scale))
+}
+
+/// `2^{−round(log₂ big)}` (exponent clamped to ±1000; 1 for `big = 0`): the exact power of two
+/// that brings `big` near 1. Read from the exponent bits — `round(log₂ big)` is the exponent `e`,
+/// or `e + 1` when the significand exceeds `√2` — except where that needs the libm formula itself
+/// (significand within 10⁻¹⁰ of `√2`, where `log₂`'s rounding decides; subnormal or non-finite
+/// `big`), so the value is always the formula's (test `power_of_two_scale_is_the_formula`).
+#[inline]
+fn power_of_two_scale(big: f64) -> f64 {
+    let formula = |b: f64| {
+        if b > 0.0 {
+            2f64.powi(-(b.log2().round() as i32).clamp(-1000, 1000))
+        } else {
+            1.0
+        }
+    };
+    if !(big.is_finite() && big >= f64::MIN_POSITIVE) {
+        return formula(big);
+    }
+    let bits = big.to_bits();
+    let e = ((bits >> 52) & 0x7ff) as i32 - 1023;
+    let m = f64::from_bits((bits & ((1u64 << 52) - 1)) | (1023u64 << 52));
+    if (m - std::f64::consts::SQRT_2).abs() < 1e-10 {
+        return formula(big);
+    }
+    let k = (if m > std::f64::consts::SQRT_2 {
+        e + 1
+    } else {
+        e
+    })
+    .clamp(-1000, 1000);
+    // 2^{−k}, k ∈ [−1000, 1000]: a normal double, built from its exponent bits
+    f64::from_bits(((1023 - k) as u64) << 52)
 }
 
 /// Iterations of the implicit QL method allowed per eigenvalue (two or three are typical).
@@ -637,6 +666,47 @@ mod tests {
 
     fn two(d0: f64, d1: f64, g: Complex64) -> Array2<Complex64> {
         ndarray::arr2(&[[c(d0, 0.0), g.conj()], [g, c(d1, 0.0)]])
+    }
+
+    /// The bit-level power of two equals `2^{−round(log₂ big)}` (clamped) everywhere: random
+    /// magnitudes over the whole range, both sides of `√2·2^e`, powers of two, subnormals, zero.
+    #[test]
+    fn power_of_two_scale_is_the_formula() {
+        let formula = |b: f64| {
+            if b > 0.0 {
+                2f64.powi(-(b.log2().round() as i32).clamp(-1000, 1000))
+            } else {
+                1.0
+            }
+        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut xs = vec![
+            0.0,
+            5e-324,
+            1e-310,
+            f64::MIN_POSITIVE,
+            1.0,
+            2.0,
+            0.5,
+            f64::MAX,
+            1e308,
+        ];
+        for e in -1070..1020 {
+            let p = 2f64.powi(e);
+            let r = std::f64::consts::SQRT_2 * p;
+            xs.extend([
+                p,
+                r,
+                r * (1.0 + 1e-9),
+                r * (1.0 - 1e-9),
+                r.next_up(),
+                r.next_down(),
+            ]);
+            xs.push(p * (1.0 + rng.random::<f64>()));
+        }
+        for x in xs {
+            assert_eq!(power_of_two_scale(x), formula(x), "{x:e}");
+        }
     }
 
     /// The fixed-size Cholesky check decides as `Backend::Auto`'s (nalgebra's) on random Hermitian

@@ -139,11 +139,10 @@ impl<'a> Operand<'a> {
     }
 }
 
-/// [`renyi_stacks`] validates raw matrices on the small-state route below this dimension (checks,
-/// one decomposition by [`Backend::Auto`](crate::spectral::Backend::Auto) that also decides PSD —
-/// the one a state would compute on first use, so the values are the one-pair API's, up to the
-/// ulps by which `Pair`'s direct sandwiched route differs from its decomposed one — and the
-/// small-pair kernel, `d ≤ 16`).
+/// [`renyi_stacks`] validates raw matrices on the small-state route below this dimension (fixed-size
+/// checks, one decomposition by the fixed-size solver that also decides PSD where that decision is
+/// certain, and the small-pair kernel, `d ≤ 16`); values equal the one-pair API's to rounding
+/// (within the documented error bound), its accept/reject decisions exactly.
 pub const SMALL_STACK_BELOW: usize = 17;
 
 /// `D_α(ρ_k‖σ_k)` of `family` at every order of `alphas` (`Pair::renyi` for one order,
@@ -154,11 +153,13 @@ pub const SMALL_STACK_BELOW: usize = 17;
 /// the whole call when two stacks differ in length.
 ///
 /// Small pairs (`d <` [`SMALL_STACK_BELOW`]) take the light route: each raw matrix is checked and
-/// symmetrised (one copy) and decomposed once, and its eigenvalues decide PSD (`λ_min ≥ −t`, the
-/// documented criterion, instead of a Cholesky factorisation followed later by the same
-/// decomposition); the small-pair kernel evaluates the pair without building states, and orders it
-/// declines fall back to a [`Pair`] of states that carry those decompositions. Other sizes
-/// validate each matrix into a [`DensityMatrix`].
+/// symmetrised on a stack array (`small_checked`) and decomposed once; its eigenvalues decide PSD
+/// where the decision is certain (`λ_min ≥ −t + m`, see `small_operand`), the library's
+/// validation decides (and words the error) otherwise, so the decisions and messages are the
+/// one-pair API's. The small-pair kernel evaluates the pair without building states; orders it
+/// declines fall back to a [`Pair`] of states that carry those decompositions. Sandwiched orders
+/// all finite and `> 1` at `d < 8` skip ρ's decomposition (`direct_sandwiched`, the one-pair API's
+/// direct route). Other sizes validate each matrix into a [`DensityMatrix`].
 pub fn renyi_stacks(
     rho: Operand<'_>,
     sigma: Operand<'_>,

@@ -41,9 +41,40 @@ fn throughput(c: &mut Criterion) {
     }
 }
 
+/// Pairs in a stack (issue 12's benchmark: a stack of 10,000 pairs from Python).
+const STACK: usize = 10_000;
+
+/// `batch::renyi_stacks` on two stacks of 10,000 raw matrices (what `qrenyi.divergence` hands the
+/// core for two `(n, d, d)` arrays): validation and the value of every pair, one order α = 2.
+/// Run with `RAYON_NUM_THREADS=1` for the CPU time per pair.
+fn stacks(c: &mut Criterion) {
+    use qrenyi::divergence::batch::Operand;
+    for d in [2usize, 4, 8] {
+        let pairs = common::pairs(d, STACK);
+        let rs: Vec<_> = pairs.iter().map(|(r, _)| r.matrix().clone()).collect();
+        let ss: Vec<_> = pairs.iter().map(|(_, s)| s.matrix().clone()).collect();
+        let mut g = c.benchmark_group(format!("stacks/d={d}"));
+        g.throughput(Throughput::Elements(STACK as u64));
+        for family in Family::ALL {
+            g.bench_function(family.name(), |b| {
+                b.iter(|| {
+                    batch::renyi_stacks(
+                        Operand::Stack(black_box(&rs)),
+                        Operand::Stack(black_box(&ss)),
+                        family,
+                        &[2.0],
+                        qrenyi::state::Tolerance::default(),
+                    )
+                })
+            });
+        }
+        g.finish();
+    }
+}
+
 criterion_group! {
     name = benches;
     config = common::config();
-    targets = throughput
+    targets = throughput, stacks
 }
 criterion_main!(benches);

@@ -4,7 +4,7 @@
 
 use crate::divergence::PyState;
 use crate::parse_error;
-use ndarray::{Array2, Axis, Ix2};
+use ndarray::{Array2, Array3, Ix2, Ix3};
 use num_complex::Complex64;
 use numpy::{PyArrayDyn, PyArrayMethods};
 use pyo3::prelude::*;
@@ -17,8 +17,8 @@ use qrenyi::state::DensityMatrix;
 pub enum Operand {
     /// A `d × d` matrix (not yet validated).
     Matrix(Array2<Complex64>),
-    /// An `n × d × d` stack.
-    Stack(Vec<Array2<Complex64>>),
+    /// An `n × d × d` stack (one contiguous copy).
+    Stack(Array3<Complex64>),
     /// A `qrenyi.State` (validated; its decomposition cache is reused).
     State(DensityMatrix),
 }
@@ -88,7 +88,7 @@ pub enum Array2OrStack {
     /// `d × d`.
     One(Array2<Complex64>),
     /// `n × d × d`.
-    Many(Vec<Array2<Complex64>>),
+    Many(Array3<Complex64>),
 }
 
 /// The matrix or the stack of matrices in `a`, each entry converted by `to_c` while copied.
@@ -109,14 +109,11 @@ fn split<T>(
                     "{what}: a stack of 0 matrices"
                 ))));
             }
+            // one allocation and one pass for the whole stack (not one array per matrix)
             Ok(Array2OrStack::Many(
-                a.axis_iter(Axis(0))
-                    .map(|m| {
-                        m.into_dimensionality::<Ix2>()
-                            .map(|m| m.map(&to_c))
-                            .map_err(|e| parse_error(what, e.to_string()))
-                    })
-                    .collect::<PyResult<_>>()?,
+                a.into_dimensionality::<Ix3>()
+                    .map_err(|e| parse_error(what, e.to_string()))?
+                    .map(&to_c),
             ))
         }
         _ => Err(parse_error(
@@ -146,7 +143,7 @@ pub fn matrix(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<Array2<Complex64>>
         Array2OrStack::One(m) => Ok(m),
         Array2OrStack::Many(v) => Err(parse_error(
             what,
-            format!("expected one d×d matrix, got a stack of {}", v.len()),
+            format!("expected one d×d matrix, got a stack of {}", v.shape()[0]),
         )),
     }
 }

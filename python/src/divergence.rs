@@ -2,7 +2,7 @@
 
 use crate::convert::{self, Operand, Params};
 use crate::{detach_if, guard, guard_py, parse_error, to_py, GIL_HELD_UP_TO};
-use ndarray::{Array1, Array2};
+use ndarray::{Array1, Array2, Array3, Axis};
 use num_complex::Complex64;
 use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::prelude::*;
@@ -180,7 +180,7 @@ pub fn evaluate(pair: &Pair, kind: Kind, ps: &[f64], base: Base) -> Result<Vec<f
 /// A validated operand: one state or a stack of not yet validated matrices.
 enum Side {
     One(DensityMatrix),
-    Many(Vec<Array2<Complex64>>),
+    Many(Array3<Complex64>),
 }
 
 impl Side {
@@ -194,19 +194,19 @@ impl Side {
     fn len(&self) -> Option<usize> {
         match self {
             Side::One(_) => None,
-            Side::Many(v) => Some(v.len()),
+            Side::Many(v) => Some(v.shape()[0]),
         }
     }
     fn dim(&self) -> usize {
         match self {
             Side::One(s) => s.dim(),
-            Side::Many(v) => v.first().map_or(0, |m| m.nrows()),
+            Side::Many(v) => v.shape()[1],
         }
     }
     fn get(&self, what: &str, k: usize, backend: Backend) -> Result<DensityMatrix> {
         match self {
             Side::One(s) => Ok(s.clone()),
-            Side::Many(v) => validate_as(what, v[k].clone(), backend),
+            Side::Many(v) => validate_as(what, v.index_axis(Axis(0), k).to_owned(), backend),
         }
     }
 }
@@ -220,8 +220,9 @@ fn restate(s: DensityMatrix, backend: Backend) -> Result<DensityMatrix> {
     }
 }
 
-/// The values for a stack of pairs: `n` results, in parallel under the core's batch policy
-/// (rayon across pairs with single-threaded BLAS below `PARALLEL_BELOW`, sequential above).
+/// The values for a stack of pairs, row-major `n × width`, in parallel under the core's batch
+/// policy (rayon across pairs with single-threaded BLAS below `PARALLEL_BELOW`, sequential
+/// above); `Err((k, e))` for the first pair `k` (in order) that fails.
 fn stack_values(
     rho: &Side,
     sigma: &Side,
@@ -230,33 +231,41 @@ fn stack_values(
     ps: &[f64],
     base: Base,
     backend: Backend,
-) -> Vec<Result<Vec<f64>>> {
+) -> std::result::Result<Vec<f64>, (usize, Error)> {
     if let (Kind::Renyi(family), Backend::Auto) = (kind, backend) {
-        // the core's stack route (allocation-light validation and the small-pair kernel)
+        // the core's stack route (allocation-light validation and the small-pair kernel), written
+        // straight into one buffer
         fn op(side: &Side) -> batch::Operand<'_> {
             match side {
                 Side::One(s) => batch::Operand::State(s),
-                Side::Many(v) => batch::Operand::Stack(v),
+                Side::Many(v) => batch::Operand::Array(v.view()),
             }
         }
-        match batch::renyi_stacks(op(rho), op(sigma), family, ps, Tolerance::default()) {
-            Ok(rows) => {
-                let scale = |v: Vec<f64>| v.into_iter().map(|x| base.scale(x)).collect();
-                return rows.into_iter().map(|r| r.map(scale)).collect();
+        return match batch::renyi_stacks_flat(op(rho), op(sigma), family, ps, Tolerance::default())
+        {
+            Ok(Ok(mut flat)) => {
+                flat.iter_mut().for_each(|x| *x = base.scale(*x));
+                Ok(flat)
             }
-            Err(e) => return (0..n).map(|_| Err(e.clone())).collect(),
-        }
+            Ok(Err(e)) => Err(e),
+            Err(e) => Err((0, e)),
+        };
     }
     let one = |k: usize| -> Result<Vec<f64>> {
         let r = rho.get("rho", k, backend)?;
         let s = sigma.get("sigma", k, backend)?;
         evaluate(&Pair::new(&r, &s)?, kind, ps, base)
     };
-    if rho.dim().max(sigma.dim()) >= PARALLEL_BELOW || n < 2 {
+    let rows: Vec<Result<Vec<f64>>> = if rho.dim().max(sigma.dim()) >= PARALLEL_BELOW || n < 2 {
         (0..n).map(one).collect()
     } else {
         with_single_blas_thread(|| (0..n).into_par_iter().map(one).collect())
+    };
+    let mut flat = Vec::with_capacity(n * ps.len().max(1));
+    for (k, r) in rows.into_iter().enumerate() {
+        flat.extend(r.map_err(|e| (k, e))?);
     }
+    Ok(flat)
 }
 
 impl Operand {
@@ -385,15 +394,9 @@ fn divergence<'py>(
                 }
                 (Some(a), _) | (None, Some(a)) => a,
             };
-            let rows = stack_values(&rho, &sigma, n, kind_v, &ps, base, be);
             let width = ps.len().max(1);
-            let mut flat = Vec::with_capacity(n * width);
-            for (k, r) in rows.into_iter().enumerate() {
-                match r {
-                    Ok(v) => flat.extend(v),
-                    Err(e) => return Err(crate::QrenyiError::new_err(format!("pair {k}: {e}"))),
-                }
-            }
+            let flat = stack_values(&rho, &sigma, n, kind_v, &ps, base, be)
+                .map_err(|(k, e)| crate::QrenyiError::new_err(format!("pair {k}: {e}")))?;
             Ok(if seq {
                 Out::Matrix(
                     Array2::from_shape_vec((n, width), flat)
@@ -567,7 +570,7 @@ impl PyPair {
             match op {
                 Operand::Stack(v) => Err(parse_error(
                     what,
-                    format!("Pair takes one d×d matrix, got a stack of {} (use qrenyi.divergence for stacks)", v.len()),
+                    format!("Pair takes one d×d matrix, got a stack of {} (use qrenyi.divergence for stacks)", v.shape()[0]),
                 )),
                 op => Ok(op),
             }

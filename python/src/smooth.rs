@@ -27,7 +27,7 @@ impl Input {
             Operand::Matrix(m) => Ok(Input::Matrix(m)),
             Operand::Stack(v) => Err(parse_error(
                 what,
-                format!("expected one d×d matrix, got a stack of {}", v.len()),
+                format!("expected one d×d matrix, got a stack of {}", v.shape()[0]),
             )),
         }
     }

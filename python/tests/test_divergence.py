@@ -282,6 +282,73 @@ def test_stack_of_ten_thousand_pairs():
     np.testing.assert_allclose(qrenyi.divergence(rhos, sigmas, "sandwiched", 2.0), want, rtol=1e-9)
 
 
+def _with_spectrum(rng, lam):
+    d = len(lam)
+    q, _ = np.linalg.qr(rng.normal(size=(d, d)) + 1j * rng.normal(size=(d, d)))
+    return (q * np.asarray(lam, dtype=float)) @ q.conj().T
+
+
+@pytest.mark.parametrize("d", [2, 3, 4, 7])
+def test_stack_route_equals_single_calls_on_hard_inputs(d):
+    """The stack route (one call on (n, d, d) arrays) against one call per pair, every family:
+    random, rank-deficient and ill-conditioned (κ = 1e12) states — values to rounding (the routes
+    decompose with different solvers), +∞ alike; float64 stacks and non-contiguous views too."""
+    rng = np.random.default_rng(30 + d)
+    graded = 10.0 ** (-12.0 * np.arange(d) / (d - 1))
+    deficient = np.arange(1.0, d + 1)
+    deficient[0] = 0.0
+    states = [random_state(rng, d), random_state(rng, d, rank=1), _with_spectrum(rng, deficient / deficient.sum()),
+              _with_spectrum(rng, graded / graded.sum())]
+    rs = np.stack([r for r in states for _ in states])
+    ss = np.stack([s for _ in states for s in states])
+    for fam in FAMILIES:
+        for alpha in [2.0, [1.5, 3.0], [0.5, 2.0]]:
+            got = qrenyi.divergence(rs, ss, fam, alpha)
+            for k in range(len(rs)):
+                want = qrenyi.divergence(rs[k], ss[k], fam, alpha)
+                g, w = np.atleast_1d(got[k]), np.atleast_1d(want)
+                assert (np.isinf(g) == np.isinf(w)).all() or (np.minimum(g, w) > 10).all(), (fam, alpha, k, g, w)
+                fin = np.isfinite(g) & np.isfinite(w) & (w < 10)
+                np.testing.assert_allclose(g[fin], w[fin], rtol=1e-8, atol=1e-10, err_msg=f"{fam} {alpha} {k}")
+    real = np.stack([np.diag(rng.dirichlet(np.ones(d))) for _ in range(5)])
+    np.testing.assert_array_equal(qrenyi.divergence(real, real[::-1].copy(), "sandwiched", 2.0),
+                                  qrenyi.divergence(real.astype(complex), real[::-1].astype(complex), "sandwiched", 2.0))
+    wide = np.zeros((5, d, 2 * d), dtype=complex)
+    wide[:, :, ::2] = real
+    np.testing.assert_array_equal(qrenyi.divergence(wide[:, :, ::2], real, "sandwiched", [1.5, 2.0]),
+                                  qrenyi.divergence(real, real, "sandwiched", [1.5, 2.0]))
+
+
+@pytest.mark.parametrize("d", [2, 4])
+def test_stack_errors_equal_single_call_errors(d):
+    """An invalid pair in a stack raises the single call's message, prefixed by its index; at the
+    validation threshold (eigenvalue −c·t, t = 1e-10·√d) the stack accepts and rejects exactly as
+    the single call does."""
+    rng = np.random.default_rng(50 + d)
+    good = random_state(rng, d)
+    t = 1e-10 * math.sqrt(d)
+    cases = [good * 2, good + np.eye(d) * 0, np.where(np.eye(d, dtype=bool), good, good + 1e-6)]
+    for c in [0.5, 1 - 1e-7, 1 + 1e-7, 2.0, 1e9]:
+        lam = np.full(d, 1.0 / (d - 1))
+        lam[0], lam[1] = -c * t, lam[1] + c * t
+        cases.append(_with_spectrum(rng, lam))
+    for bad in cases:
+        for fam in FAMILIES:
+            for where in ["rho", "sigma"]:
+                pair = (bad, good) if where == "rho" else (good, bad)
+                try:
+                    want = qrenyi.divergence(*pair, fam, 2.0)
+                except qrenyi.QrenyiError as e:
+                    want = e
+                stack = [np.stack([good, pair[0], good]), np.stack([good, pair[1], good])]
+                if isinstance(want, Exception):
+                    with pytest.raises(qrenyi.QrenyiError) as got:
+                        qrenyi.divergence(*stack, fam, 2.0)
+                    assert str(got.value) == f"pair 1: {want}"
+                else:
+                    assert qrenyi.divergence(*stack, fam, 2.0)[1] == pytest.approx(want, rel=1e-9, abs=1e-12)
+
+
 def test_threads_call_concurrently():
     rng = np.random.default_rng(12)
     pairs = [(random_state(rng, d), random_state(rng, d)) for d in [2, 3, 4, 8, 16] for _ in range(8)]

@@ -31,7 +31,7 @@ use super::{Family, Pair};
 use crate::error::Result;
 use crate::spectral::with_single_blas_thread;
 use crate::state::DensityMatrix;
-use ndarray::Array2;
+use ndarray::{Array2, ArrayView2, ArrayView3, Axis};
 use num_complex::Complex64;
 use rayon::prelude::*;
 
@@ -101,19 +101,24 @@ pub enum Operand<'a> {
     State(&'a DensityMatrix),
     /// Pair `k` uses matrix `k`.
     Stack(&'a [Array2<Complex64>]),
+    /// Pair `k` uses matrix `k` of an `n × d × d` array (one contiguous buffer: what the Python
+    /// binding makes of a numpy stack, without an allocation per matrix).
+    Array(ArrayView3<'a, Complex64>),
 }
 
-impl Operand<'_> {
+impl<'a> Operand<'a> {
     fn len(&self) -> Option<usize> {
         match self {
             Operand::State(_) => None,
             Operand::Stack(v) => Some(v.len()),
+            Operand::Array(a) => Some(a.len_of(Axis(0))),
         }
     }
     fn dim(&self) -> usize {
         match self {
             Operand::State(s) => s.dim(),
             Operand::Stack(v) => v.iter().map(|m| m.nrows()).max().unwrap_or(0),
+            Operand::Array(a) => a.len_of(Axis(1)),
         }
     }
     /// The dimension of pair `k`'s matrix (rows; validation checks squareness).
@@ -121,15 +126,23 @@ impl Operand<'_> {
         match self {
             Operand::State(s) => s.dim(),
             Operand::Stack(v) => v[k].nrows(),
+            Operand::Array(a) => a.len_of(Axis(1)),
+        }
+    }
+    /// Pair `k`'s raw matrix (`None` for a shared state).
+    fn raw(&self, k: usize) -> Option<ArrayView2<'a, Complex64>> {
+        match *self {
+            Operand::State(_) => None,
+            Operand::Stack(v) => Some(v[k].view()),
+            Operand::Array(a) => Some(a.index_axis_move(Axis(0), k)),
         }
     }
 }
 
-/// [`renyi_stacks`] validates raw matrices on the small-state route below this dimension (checks,
-/// one decomposition by [`Backend::Auto`](crate::spectral::Backend::Auto) that also decides PSD —
-/// the one a state would compute on first use, so the values are the one-pair API's, up to the
-/// ulps by which `Pair`'s direct sandwiched route differs from its decomposed one — and the
-/// small-pair kernel, `d ≤ 16`).
+/// [`renyi_stacks`] validates raw matrices on the small-state route below this dimension (fixed-size
+/// checks, one decomposition by the fixed-size solver that also decides PSD where that decision is
+/// certain, and the small-pair kernel, `d ≤ 16`); values equal the one-pair API's to rounding
+/// (within the documented error bound), its accept/reject decisions exactly.
 pub const SMALL_STACK_BELOW: usize = 17;
 
 /// `D_α(ρ_k‖σ_k)` of `family` at every order of `alphas` (`Pair::renyi` for one order,
@@ -140,11 +153,13 @@ pub const SMALL_STACK_BELOW: usize = 17;
 /// the whole call when two stacks differ in length.
 ///
 /// Small pairs (`d <` [`SMALL_STACK_BELOW`]) take the light route: each raw matrix is checked and
-/// symmetrised (one copy) and decomposed once, and its eigenvalues decide PSD (`λ_min ≥ −t`, the
-/// documented criterion, instead of a Cholesky factorisation followed later by the same
-/// decomposition); the small-pair kernel evaluates the pair without building states, and orders it
-/// declines fall back to a [`Pair`] of states that carry those decompositions. Other sizes
-/// validate each matrix into a [`DensityMatrix`].
+/// symmetrised on a stack array (`small_checked`) and decomposed once; its eigenvalues decide PSD
+/// where the decision is certain (`λ_min ≥ −t + m`, see `small_operand`), the library's
+/// validation decides (and words the error) otherwise, so the decisions and messages are the
+/// one-pair API's. The small-pair kernel evaluates the pair without building states; orders it
+/// declines fall back to a [`Pair`] of states that carry those decompositions. Sandwiched orders
+/// all finite and `> 1` at `d < 8` skip ρ's decomposition (`direct_sandwiched`, the one-pair API's
+/// direct route). Other sizes validate each matrix into a [`DensityMatrix`].
 pub fn renyi_stacks(
     rho: Operand<'_>,
     sigma: Operand<'_>,
@@ -152,6 +167,55 @@ pub fn renyi_stacks(
     alphas: &[f64],
     tol: crate::state::Tolerance,
 ) -> Result<Vec<Result<Vec<f64>>>> {
+    let (n, dim, small) = stack_shape(rho, sigma)?;
+    let items: Vec<usize> = (0..n).collect();
+    Ok(run(&items, dim, |&k| {
+        let mut row = vec![0.0; alphas.len()];
+        stack_pair(rho, sigma, k, family, alphas, tol, small, &mut row).map(|_| row)
+    }))
+}
+
+/// [`renyi_stacks`] into one row-major `n × alphas.len()` buffer (no allocation per pair): the
+/// values, or the first failing pair in input order with its error. `Err` for the whole call as
+/// [`renyi_stacks`] (stack lengths differ), and for an empty `alphas`.
+#[allow(clippy::type_complexity)]
+pub fn renyi_stacks_flat(
+    rho: Operand<'_>,
+    sigma: Operand<'_>,
+    family: Family,
+    alphas: &[f64],
+    tol: crate::state::Tolerance,
+) -> Result<std::result::Result<Vec<f64>, (usize, crate::Error)>> {
+    use rayon::prelude::*;
+    let (n, dim, small) = stack_shape(rho, sigma)?;
+    let width = alphas.len();
+    if width == 0 {
+        return Err(crate::Error::Empty("orders of a stack".into()));
+    }
+    let mut out = vec![0.0; n * width];
+    let one = |(k, row): (usize, &mut [f64])| {
+        stack_pair(rho, sigma, k, family, alphas, tol, small, row)
+            .err()
+            .map(|e| (k, e))
+    };
+    let first = if dim >= PARALLEL_BELOW || n < 2 {
+        out.chunks_mut(width).enumerate().find_map(one)
+    } else {
+        with_single_blas_thread(|| {
+            out.par_chunks_mut(width)
+                .enumerate()
+                .filter_map(one)
+                .min_by_key(|(k, _)| *k)
+        })
+    };
+    Ok(match first {
+        None => Ok(out),
+        Some(e) => Err(e),
+    })
+}
+
+/// The number of pairs, the largest dimension and whether the small route applies.
+fn stack_shape(rho: Operand<'_>, sigma: Operand<'_>) -> Result<(usize, usize, bool)> {
     let n = match (rho.len(), sigma.len()) {
         (Some(a), Some(b)) if a != b => {
             return Err(crate::Error::DimensionMismatch {
@@ -164,32 +228,39 @@ pub fn renyi_stacks(
         (None, None) => 1,
     };
     let dim = rho.dim().max(sigma.dim());
-    let small = dim < SMALL_STACK_BELOW
-        && [rho, sigma].iter().all(|o| match o {
-            Operand::State(s) => s.backend() == crate::spectral::Backend::Auto,
-            Operand::Stack(_) => true,
-        });
-    let items: Vec<usize> = (0..n).collect();
-    let full = |k: usize| {
-        let r = full_operand(rho, "rho", k, tol)?;
-        let s = full_operand(sigma, "sigma", k, tol)?;
-        curve_of(&Pair::new(&r, &s)?, family, alphas)
+    let on_auto = |o: &Operand<'_>| match o {
+        Operand::State(s) => s.backend() == crate::spectral::Backend::Auto,
+        Operand::Stack(_) | Operand::Array(_) => true,
     };
-    if !small {
-        return Ok(run(&items, dim, |&k| full(k)));
-    }
-    Ok(run(&items, dim, |&k| {
-        let (dr, ds) = (rho.dim_of(k), sigma.dim_of(k));
-        if dr == ds {
-            crate::spectral::small::with_small_dim!(dr, N => {
-                return small_pair::<N>(rho, sigma, k, family, alphas, tol);
-            }, _ => ());
-        }
-        full(k)
-    }))
+    let small = dim < SMALL_STACK_BELOW && on_auto(&rho) && on_auto(&sigma);
+    Ok((n, dim, small))
 }
 
-/// Pair `k` of [`renyi_stacks`] on the small route (both operands `N × N`).
+/// Pair `k` of [`renyi_stacks`]: its values at `alphas` written to `row` (`alphas.len()` long).
+#[allow(clippy::too_many_arguments)]
+fn stack_pair(
+    rho: Operand<'_>,
+    sigma: Operand<'_>,
+    k: usize,
+    family: Family,
+    alphas: &[f64],
+    tol: crate::state::Tolerance,
+    small: bool,
+    row: &mut [f64],
+) -> Result<()> {
+    let (dr, ds) = (rho.dim_of(k), sigma.dim_of(k));
+    if small && dr == ds {
+        crate::spectral::small::with_small_dim!(dr, N => {
+            return small_pair::<N>(rho, sigma, k, family, alphas, tol, row);
+        }, _ => ());
+    }
+    let r = full_operand(rho, "rho", k, tol)?;
+    let s = full_operand(sigma, "sigma", k, tol)?;
+    row.copy_from_slice(&curve_of(&Pair::new(&r, &s)?, family, alphas)?);
+    Ok(())
+}
+
+/// Pair `k` of [`renyi_stacks`] on the small route (both operands `N × N`), into `row`.
 fn small_pair<const N: usize>(
     rho: Operand<'_>,
     sigma: Operand<'_>,
@@ -197,24 +268,157 @@ fn small_pair<const N: usize>(
     family: Family,
     alphas: &[f64],
     tol: crate::state::Tolerance,
-) -> Result<Vec<f64>> {
+    row: &mut [f64],
+) -> Result<()> {
+    if family == Family::Sandwiched
+        && N < crate::spectral::AUTO_NALGEBRA_CHOLESKY_BELOW
+        && direct_sandwiched::<N>(rho, sigma, k, alphas, tol, row)?
+    {
+        return Ok(());
+    }
     let r = small_operand::<N>(rho, "rho", k, tol)?;
     let s = small_operand::<N>(sigma, "sigma", k, tol)?;
     let pair = super::small::SmallPair::new(r.state, s.state);
     // Petz curves: Pair's factorised sum (the one-pair API's values)
     let kernel = alphas.len() == 1 || family != Family::Petz;
-    let mut out = Vec::with_capacity(alphas.len());
-    for &a in alphas {
+    for (x, &a) in row.iter_mut().zip(alphas) {
         family.check_alpha(a)?;
         match if kernel { pair.renyi(family, a)? } else { None } {
-            Some(v) => out.push(v),
+            Some(v) => *x = v,
             None => {
                 let (r, s) = (r.validated(), s.validated());
-                return curve_of(&Pair::new(&r, &s)?, family, alphas);
+                row.copy_from_slice(&curve_of(&Pair::new(&r, &s)?, family, alphas)?);
+                return Ok(());
             }
         }
     }
-    Ok(out)
+    Ok(())
+}
+
+/// Sandwiched orders, all finite and `> 1`, of a raw `ρ` (`N <`
+/// [`AUTO_NALGEBRA_CHOLESKY_BELOW`](crate::spectral::AUTO_NALGEBRA_CHOLESKY_BELOW)) and a
+/// full-rank σ by the one-pair API's direct route (`Pair::direct_sandwiched`): ρ is validated as
+/// [`DensityMatrix::with_options`] validates it — the checks, then the Cholesky factorisation of
+/// `H + τI` at the rounding-level shift `τ = 16 N ε Tr H`, here by
+/// [`cholesky_decision`](crate::spectral::small::cholesky_decision), which makes nalgebra's
+/// decision with nalgebra's operations (the one `Backend::Auto` takes at these sizes) — and never
+/// decomposed: `ρ' = V_σ†ρV_σ`, then per order the values of `D ρ' D` (`D = diag μ^{γ/2}`) and the
+/// two Rényi means of `DirectSandwiched::renyi`, written to `row`. `false` (the pair takes the decomposition route)
+/// when an order is not finite `> 1`, ρ is a shared state, a check fails (the other route reports
+/// the error with the library's message), the factorisation at `τ` does not succeed (validation
+/// then goes on at the tolerance, where the library's own check decides) or σ is rank-deficient
+/// (the support decision needs ρ's largest eigenvalue).
+#[allow(clippy::needless_range_loop)] // entries m[i][j] read with their mirrors m[j][i]
+fn direct_sandwiched<const N: usize>(
+    rho: Operand<'_>,
+    sigma: Operand<'_>,
+    k: usize,
+    alphas: &[f64],
+    tol: crate::state::Tolerance,
+    row: &mut [f64],
+) -> Result<bool> {
+    use crate::spectral::small::{cholesky_decision, eigh_small, zeros};
+    if alphas.is_empty() || !alphas.iter().all(|&a| a > 1.0 && a.is_finite()) {
+        return Ok(false);
+    }
+    let Some(view) = rho.raw(k) else {
+        return Ok(false);
+    };
+    let Some((h, t, trace)) = small_checked::<N>(&view, tol) else {
+        return Ok(false);
+    };
+    let shift = crate::spectral::zero_threshold(N, trace);
+    if !(shift < t && cholesky_decision::<N>(&h, shift) == Some(true)) {
+        return Ok(false);
+    }
+    let s = small_operand::<N>(sigma, "sigma", k, tol)?;
+    let (mu, v) = s.state.parts();
+    if !(0..N).all(|j| s.state.in_support(j)) {
+        return Ok(false);
+    }
+    // ρ' = V†HV (lower triangle, mirrored: exactly Hermitian), HV first
+    let mut hv = zeros::<N>();
+    for i in 0..N {
+        for j in 0..N {
+            hv[i][j] = (0..N).map(|l| h[i][l] * v[l][j]).sum();
+        }
+    }
+    let mut rp = zeros::<N>();
+    for x in 0..N {
+        for y in 0..=x {
+            let z: Complex64 = (0..N).map(|l| v[l][x].conj() * hv[l][y]).sum();
+            rp[x][y] = z;
+            rp[y][x] = z.conj();
+        }
+        rp[x][x].im = 0.0;
+    }
+    let mut ln_mu = [0.0; N];
+    for j in 0..N {
+        ln_mu[j] = mu[j].ln();
+    }
+    for (x, &alpha) in row.iter_mut().zip(alphas) {
+        let gamma = (1.0 - alpha) / alpha;
+        let c = ln_mu
+            .iter()
+            .map(|l| gamma * l)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let c = if c.is_finite() { c } else { 0.0 };
+        let mut scale = [0.0; N];
+        for j in 0..N {
+            scale[j] = (0.5 * (gamma * ln_mu[j] - c)).exp();
+        }
+        let mut a = zeros::<N>();
+        for x in 0..N {
+            for y in 0..N {
+                a[x][y] = rp[x][y] * (scale[x] * scale[y]);
+            }
+        }
+        let nu = eigh_small::<N>(&a, false)?.values;
+        *x = super::small::direct_sandwiched_value(alpha, &rp, &ln_mu, &nu, c)?;
+    }
+    Ok(true)
+}
+
+/// The checks of [`DensityMatrix::with_options`] before its PSD step (`hermitian_unit_trace`:
+/// finite entries, `max|A − A†| ≤ t`, `|Tr − 1| ≤ t`, `t = tol.scaled(N, max|A_ij|)`) on a fixed-size
+/// copy, with the same arithmetic and so the same decisions: `(H, t, Tr H)` with `H = (A + A†)/2`
+/// (the library's symmetrised matrix, bit for bit). `None` when a check fails or the input is
+/// outside the fast path (not `N × N`, a tolerance out of range, entries beyond `~1e150`): the
+/// caller then runs the library's own validation, which reports the error with its message.
+#[allow(clippy::needless_range_loop)] // entries m[i][j] read with their mirrors m[j][i]
+fn small_checked<const N: usize>(
+    a: &ArrayView2<'_, Complex64>,
+    tol: crate::state::Tolerance,
+) -> Option<(crate::spectral::small::Mat<N>, f64, f64)> {
+    if a.dim() != (N, N) || tol.check().is_err() {
+        return None;
+    }
+    let mut m = crate::spectral::small::from_view::<N>(a);
+    let (mut norm2, mut dev2, mut finite) = (0.0f64, 0.0f64, true);
+    for i in 0..N {
+        for j in 0..=i {
+            let (z, w) = (m[i][j], m[j][i]);
+            finite &= z.re.is_finite() && z.im.is_finite() && w.re.is_finite() && w.im.is_finite();
+            norm2 = norm2.max(z.norm_sqr()).max(w.norm_sqr());
+            dev2 = dev2.max((z - w.conj()).norm_sqr());
+        }
+    }
+    if !finite || norm2.is_nan() || norm2 >= 1e300 {
+        return None;
+    }
+    let t = tol.scaled(N, norm2.sqrt());
+    if dev2.sqrt() > t {
+        return None;
+    }
+    for i in 0..N {
+        for j in 0..=i {
+            let h = (m[i][j] + m[j][i].conj()) * 0.5;
+            m[j][i] = h.conj();
+            m[i][j] = h;
+        }
+    }
+    let trace: f64 = (0..N).map(|i| m[i][i].re).sum();
+    ((trace - 1.0).abs() <= t).then_some((m, t, trace))
 }
 
 /// `Pair::renyi` for one order, `Pair::curve` for several (what the one-pair API returns).
@@ -235,8 +439,9 @@ fn full_operand(
 ) -> Result<DensityMatrix> {
     match o {
         Operand::State(s) => Ok(s.clone()),
-        Operand::Stack(v) => {
-            DensityMatrix::with_options(v[k].clone(), tol, crate::spectral::Backend::Auto)
+        Operand::Stack(_) | Operand::Array(_) => {
+            let m = o.raw(k).map(|v| v.to_owned()).unwrap_or_default();
+            DensityMatrix::with_options(m, tol, crate::spectral::Backend::Auto)
                 .map_err(|e| named(what, e))
         }
     }
@@ -259,9 +464,14 @@ struct SmallSide<'a, const N: usize> {
 enum Origin<'a, const N: usize> {
     /// The operand's shared state.
     Shared(&'a DensityMatrix),
+    /// A raw matrix the library validated (near the PSD threshold, see [`small_operand`]).
+    Validated(DensityMatrix),
     /// A raw matrix after the checks and symmetrisation (PSD checked too), with its decomposition
-    /// (the fixed-size solver's, which is `Backend::Auto`'s at these sizes).
-    Checked(Array2<Complex64>, crate::spectral::small::SmallEigen<N>),
+    /// (the fixed-size solver's).
+    Checked(
+        crate::spectral::small::Mat<N>,
+        crate::spectral::small::SmallEigen<N>,
+    ),
 }
 
 impl<const N: usize> SmallSide<'_, N> {
@@ -269,8 +479,9 @@ impl<const N: usize> SmallSide<'_, N> {
     fn validated(&self) -> DensityMatrix {
         match &self.origin {
             Origin::Shared(s) => (*s).clone(),
+            Origin::Validated(s) => s.clone(),
             Origin::Checked(h, e) => DensityMatrix::from_validated_with_eigen(
-                h.clone(),
+                Array2::from_shape_fn((N, N), |(i, j)| h[i][j]),
                 crate::spectral::Backend::Auto,
                 crate::spectral::Eigen::from_parts(
                     ndarray::Array1::from_iter(e.values),
@@ -282,37 +493,45 @@ impl<const N: usize> SmallSide<'_, N> {
 }
 
 /// Operand `k` on the small route: a shared state's cached decomposition, or for a raw matrix the
-/// checks and symmetrisation (`hermitian_unit_trace`), one decomposition by `Backend::Auto` and the
-/// PSD check from its smallest eigenvalue.
+/// checks and symmetrisation ([`small_checked`]), one decomposition by the fixed-size solver and
+/// the PSD decision from its smallest eigenvalue where that decision is certain: `λ_min ≥ −t + m`,
+/// `m = 64 N² ε (‖H‖₂ + t)` — beyond both backward errors (the solver's, and the Cholesky
+/// factorisation's of `H + tI`, Higham Thm. 10.3), so [`DensityMatrix::with_options`] accepts too.
+/// Everything else — a failed check, `λ_min` below `−t + m` — is validated by
+/// [`DensityMatrix::with_options`] itself: the library's decision and error message, exactly.
 fn small_operand<'a, const N: usize>(
     o: Operand<'a>,
     what: &str,
     k: usize,
     tol: crate::state::Tolerance,
 ) -> Result<SmallSide<'a, N>> {
-    use crate::state::density::{hermitian_unit_trace, negative_eigenvalue_check};
-    let v = match o {
+    let view = match o {
         Operand::State(s) => {
             return Ok(SmallSide {
                 state: super::small::SmallState::from_eigen(s.eigen()?),
                 origin: Origin::Shared(s),
             })
         }
-        Operand::Stack(v) => v,
+        Operand::Stack(_) | Operand::Array(_) => o.raw(k).expect("a raw operand"),
     };
-    let checked = || -> Result<SmallSide<'a, N>> {
-        let mut h = v[k].clone();
-        let t = hermitian_unit_trace(&mut h, tol)?;
-        let m = crate::spectral::small::from_view::<N>(&h.view());
-        let e = crate::spectral::small::eigh_small::<N>(&m, true)?;
+    if let Some((h, t, _)) = small_checked::<N>(&view, tol) {
+        let e = crate::spectral::small::eigh_small::<N>(&h, true).map_err(|e| named(what, e))?;
         let state = super::small::SmallState::from_small(&e);
-        negative_eigenvalue_check(state.min_value(), t)?;
-        Ok(SmallSide {
-            state,
-            origin: Origin::Checked(h, e),
-        })
-    };
-    checked().map_err(|e| named(what, e))
+        let (lo, hi) = (state.min_value(), e.values[N - 1]);
+        let margin = 64.0 * (N * N) as f64 * crate::spectral::EPS * (lo.abs().max(hi.abs()) + t);
+        if lo >= -t + margin {
+            return Ok(SmallSide {
+                state,
+                origin: Origin::Checked(h, e),
+            });
+        }
+    }
+    let s = DensityMatrix::with_options(view.to_owned(), tol, crate::spectral::Backend::Auto)
+        .map_err(|e| named(what, e))?;
+    Ok(SmallSide {
+        state: super::small::SmallState::from_eigen(s.eigen().map_err(|e| named(what, e))?),
+        origin: Origin::Validated(s),
+    })
 }
 
 /// Validate many matrices as density matrices ([`DensityMatrix::new`]: checks and one

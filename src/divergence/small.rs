@@ -104,9 +104,47 @@ impl<const N: usize> SmallState<N> {
         }
     }
 
-    fn in_support(&self, i: usize) -> bool {
+    pub(crate) fn in_support(&self, i: usize) -> bool {
         self.values[i] > self.threshold
     }
+
+    /// Eigenvalues (ascending) and eigenvectors (columns).
+    pub(crate) fn parts(&self) -> (&[f64; N], &Mat<N>) {
+        (&self.values, &self.vectors)
+    }
+}
+
+/// The value of `Pair`'s direct sandwiched route (`quantum::DirectSandwiched::renyi`) for a
+/// full-rank σ: `R_α({ρ'_jj}, {−ln μ_j/α}) + R_α({ν̂_k/Σν̂}, {ln ν̂_k + c})` over every `ν̂ > 0`
+/// (`ν̂` the values of `D ρ' D`, `D = diag e^{(γ ln μ_j − c)/2}`); `+∞` when no `ν̂` is positive.
+pub(crate) fn direct_sandwiched_value<const N: usize>(
+    alpha: f64,
+    rho: &Mat<N>,
+    ln_mu: &[f64; N],
+    nu: &[f64; N],
+    c: f64,
+) -> Result<f64> {
+    let mut spec = [(0.0, 0.0); N];
+    let (mut len, mut total) = (0, 0.0);
+    for &x in nu {
+        if x > 0.0 {
+            spec[len] = (x, 0.0);
+            total += x;
+            len += 1;
+        }
+    }
+    if len == 0 || total <= 0.0 {
+        return Ok(f64::INFINITY);
+    }
+    for (w, l) in spec[..len].iter_mut() {
+        *l = w.ln() + c;
+        *w /= total;
+    }
+    let mut diag = [(0.0, 0.0); N];
+    for j in 0..N {
+        diag[j] = (rho[j][j].re.max(0.0), -ln_mu[j] / alpha);
+    }
+    Ok(normalised_mean(&mut diag, alpha) + super::renyi_mean(&spec[..len], alpha))
 }
 
 /// The maximal reduction on the stack: unnormalised terms `(w_k t_k, ln t_k)`, their number, `t_max`.

@@ -289,17 +289,46 @@ fn hermitian_copy<const N: usize>(a: &Mat<N>) -> Result<(Mat<N>, f64)> {
         .iter()
         .flatten()
         .fold(0.0f64, |x, z| x.max(z.re.abs()).max(z.im.abs()));
-    let scale = if big > 0.0 {
-        2f64.powi(-(big.log2().round() as i32).clamp(-1000, 1000))
-    } else {
-        1.0
-    };
+    let scale = power_of_two_scale(big);
     if scale != 1.0 {
         for z in m.iter_mut().flatten() {
             *z *= scale;
         }
     }
     Ok((m, scale))
+}
+
+/// `2^{−round(log₂ big)}` (exponent clamped to ±1000; 1 for `big = 0`): the exact power of two
+/// that brings `big` near 1. Read from the exponent bits — `round(log₂ big)` is the exponent `e`,
+/// or `e + 1` when the significand exceeds `√2` — except where that needs the libm formula itself
+/// (significand within 10⁻¹⁰ of `√2`, where `log₂`'s rounding decides; subnormal or non-finite
+/// `big`), so the value is always the formula's (test `power_of_two_scale_is_the_formula`).
+#[inline]
+fn power_of_two_scale(big: f64) -> f64 {
+    let formula = |b: f64| {
+        if b > 0.0 {
+            2f64.powi(-(b.log2().round() as i32).clamp(-1000, 1000))
+        } else {
+            1.0
+        }
+    };
+    if !(big.is_finite() && big >= f64::MIN_POSITIVE) {
+        return formula(big);
+    }
+    let bits = big.to_bits();
+    let e = ((bits >> 52) & 0x7ff) as i32 - 1023;
+    let m = f64::from_bits((bits & ((1u64 << 52) - 1)) | (1023u64 << 52));
+    if (m - std::f64::consts::SQRT_2).abs() < 1e-10 {
+        return formula(big);
+    }
+    let k = (if m > std::f64::consts::SQRT_2 {
+        e + 1
+    } else {
+        e
+    })
+    .clamp(-1000, 1000);
+    // 2^{−k}, k ∈ [−1000, 1000]: a normal double, built from its exponent bits
+    f64::from_bits(((1023 - k) as u64) << 52)
 }
 
 /// Iterations of the implicit QL method allowed per eigenvalue (two or three are typical).
@@ -519,6 +548,53 @@ pub fn eigh_small<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<SmallEige
     }
 }
 
+/// Whether `A + shift·I` is positive definite for the Hermitian `a` (lower triangle read), decided
+/// exactly as [`Backend::Auto`](super::Backend::Auto)'s check below
+/// [`AUTO_NALGEBRA_CHOLESKY_BELOW`](super::AUTO_NALGEBRA_CHOLESKY_BELOW) decides it
+/// (`nalgebra_backend`'s `is_positive_definite`: `nalgebra::Cholesky::new`, then every pivot `l_jj`
+/// must satisfy `Re l_jj > |Im l_jj|`) — the same complex operations in the same order on a stack
+/// array, so the same rounding and the same answer (test `small_cholesky_decides_as_nalgebra`),
+/// without the heap matrix. `None` where it cannot vouch for that (a pivot with a nonzero imaginary
+/// part, which exact arithmetic never produces here): the caller asks the backend.
+///
+/// nalgebra's column `j` step is `l_ij ← conj(−l_jk)·l_ik·1 + 1·l_ij` for `k < j`, `i ≥ j`
+/// (`axcpy` with `c = β = 1`), then `l_jj ← √l_jj` (simba: polar form; for a real positive pivot
+/// with imaginary part `±0` that is `(√re, ±0)` exactly, `hypot(x, ±0) = x`, `cos 0 = 1`) and
+/// `l_ij ← l_ij / l_jj` (num-complex's division). A pivot that is zero stops nalgebra (`None`:
+/// not definite); a real pivot `≤ 0` gives `√` with `Re ≤ |Im|` (not definite).
+pub(crate) fn cholesky_decision<const N: usize>(a: &Mat<N>, shift: f64) -> Option<bool> {
+    let one = Complex64::new(1.0, 0.0);
+    let mut m = zeros::<N>();
+    for i in 0..N {
+        for j in 0..i {
+            m[i][j] = a[i][j];
+        }
+        m[i][i] = Complex64::new(a[i][i].re + shift, 0.0);
+    }
+    for j in 0..N {
+        for k in 0..j {
+            let f = (-m[j][k]).conj();
+            for i in j..N {
+                m[i][j] = f * m[i][k] * one + one * m[i][j];
+            }
+        }
+        let diag = m[j][j];
+        if diag.im != 0.0 {
+            return None;
+        }
+        if diag.re.is_nan() || diag.re <= 0.0 {
+            // zero (nalgebra's `None`), negative or NaN pivot: not definite
+            return Some(false);
+        }
+        let denom = Complex64::new(diag.re.sqrt(), 0.0f64.copysign(diag.im));
+        m[j][j] = denom;
+        for i in j + 1..N {
+            m[i][j] /= denom;
+        }
+    }
+    Some(true)
+}
+
 fn non_finite() -> Error {
     Error::Eigensolver {
         backend: "jacobi",
@@ -590,6 +666,110 @@ mod tests {
 
     fn two(d0: f64, d1: f64, g: Complex64) -> Array2<Complex64> {
         ndarray::arr2(&[[c(d0, 0.0), g.conj()], [g, c(d1, 0.0)]])
+    }
+
+    /// The bit-level power of two equals `2^{−round(log₂ big)}` (clamped) everywhere: random
+    /// magnitudes over the whole range, both sides of `√2·2^e`, powers of two, subnormals, zero.
+    #[test]
+    fn power_of_two_scale_is_the_formula() {
+        let formula = |b: f64| {
+            if b > 0.0 {
+                2f64.powi(-(b.log2().round() as i32).clamp(-1000, 1000))
+            } else {
+                1.0
+            }
+        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut xs = vec![
+            0.0,
+            5e-324,
+            1e-310,
+            f64::MIN_POSITIVE,
+            1.0,
+            2.0,
+            0.5,
+            f64::MAX,
+            1e308,
+        ];
+        for e in -1070..1020 {
+            let p = 2f64.powi(e);
+            let r = std::f64::consts::SQRT_2 * p;
+            xs.extend([
+                p,
+                r,
+                r * (1.0 + 1e-9),
+                r * (1.0 - 1e-9),
+                r.next_up(),
+                r.next_down(),
+            ]);
+            xs.push(p * (1.0 + rng.random::<f64>()));
+        }
+        for x in xs {
+            assert_eq!(power_of_two_scale(x), formula(x), "{x:e}");
+        }
+    }
+
+    /// The fixed-size Cholesky check decides as `Backend::Auto`'s (nalgebra's) on random Hermitian
+    /// matrices shifted to within rounding of singular (both answers occur), on rank-deficient
+    /// states, and on indefinite ones — bit for bit the same operations, so never a different answer.
+    #[test]
+    fn small_cholesky_decides_as_nalgebra() {
+        use crate::spectral::{Backend, EigenSolver};
+        fn check<const N: usize>(rng: &mut rand_chacha::ChaCha8Rng) -> (usize, usize) {
+            let (mut yes, mut no) = (0, 0);
+            for trial in 0..400 {
+                let g = Array2::from_shape_fn((N, N), |_| {
+                    c(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5)
+                });
+                // rank-deficient half the time: G G† with a zeroed column
+                let rank = if trial % 2 == 0 { N } else { (N - 1).max(1) };
+                let mut h = Array2::<Complex64>::zeros((N, N));
+                for i in 0..N {
+                    for j in 0..N {
+                        h[[i, j]] = (0..rank).map(|k| g[[i, k]] * g[[j, k]].conj()).sum();
+                    }
+                }
+                let lmin = Backend::Nalgebra.eigvalsh(h.view()).unwrap()[0];
+                // shifts straddling −λ_min at the rounding level, and the validation's own shifts
+                let ulp = 16.0 * N as f64 * f64::EPSILON;
+                for shift in [
+                    -lmin * (1.0 + ulp * (rng.random::<f64>() - 0.5) * 4.0),
+                    -lmin - ulp * (rng.random::<f64>() - 0.5),
+                    ulp,
+                    1e-10,
+                    -1e-3,
+                    0.0,
+                ] {
+                    let m = from_view::<N>(&h.view());
+                    let want = Backend::Auto.is_positive_definite(h.view(), shift).unwrap();
+                    assert_eq!(
+                        cholesky_decision::<N>(&m, shift),
+                        Some(want),
+                        "N={N} shift={shift:e}"
+                    );
+                    if want {
+                        yes += 1
+                    } else {
+                        no += 1
+                    }
+                }
+            }
+            (yes, no)
+        }
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        for (yes, no) in [
+            check::<1>(&mut rng),
+            check::<2>(&mut rng),
+            check::<3>(&mut rng),
+            check::<4>(&mut rng),
+            check::<5>(&mut rng),
+            check::<7>(&mut rng),
+        ] {
+            assert!(
+                yes > 200 && no > 200,
+                "both answers exercised: {yes} / {no}"
+            );
+        }
     }
 
     #[test]

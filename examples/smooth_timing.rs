@@ -68,11 +68,11 @@ fn main() {
                 let s = t.elapsed().as_secs_f64();
                 match b {
                     Ok(b) => println!(
-                        "d={d} {kind}: {s:.4} s value {:.10} width {:.2e}",
+                        "d={d} {kind}: {s:.3e} s value {:.10} width {:.2e}",
                         b.value,
                         b.width()
                     ),
-                    Err(e) => println!("d={d} {kind}: {s:.4} s error {e}"),
+                    Err(e) => println!("d={d} {kind}: {s:.3e} s error {e}"),
                 }
             }
         }

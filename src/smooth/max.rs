@@ -72,28 +72,38 @@ fn max_divergence_1t(
             best = Some((l, u));
         }
     }
-    // Purified ball: the dual in a growing subspace first (small conic programs, docs/smooth.md);
-    // the full program only when that does not certify and it is small enough to be affordable.
+    // Purified ball: the rank-one dual, then the low-rank dual (no conic solve), then the dual in
+    // a growing subspace (small conic programs), each keeping the certified ends of the previous
+    // (docs/smooth.md); the full program only when none certifies and it is small enough to be
+    // affordable. A failure of one route (e.g. a non-finite intermediate) only hands over.
     if ball == Ball::Purified && dmax.is_finite() {
-        let one = purified_rank_one(rho, sigma, eps)?;
-        if let Some(o) = &one {
+        let mut one = purified_rank_one(rho, sigma, eps).ok().flatten();
+        if let Some(o) = one.as_mut() {
             if Bracket::certified(what, o.lower, o.upper, o.value).is_ok() {
                 return Bracket::certified(what, o.lower, o.upper, o.value);
             }
-        }
-        let mut one = one;
-        if let Some(o) = one.as_mut() {
-            let (l, u, v, cand) = purified_low_rank(rho, sigma, eps, o)?;
-            if Bracket::certified(what, l, u, v).is_ok() {
-                return Bracket::certified(what, l, u, v);
+            if let Ok((l, u, v, cand)) = purified_low_rank(rho, sigma, eps, o) {
+                if Bracket::certified(what, l, u, v).is_ok() {
+                    return Bracket::certified(what, l, u, v);
+                }
+                (o.lower, o.upper, o.value, o.candidate) = (l, u, v, cand);
             }
-            (o.lower, o.upper, o.value, o.candidate) = (l, u, v, cand);
+            best = Some((o.lower, o.upper));
         }
-        if let Ok((l, u, v)) = purified_by_directions(rho, sigma, eps, one.as_ref()) {
-            if Bracket::certified(what, l, u, v).is_ok() || rho.dim() > FULL_PROGRAM_UP_TO {
-                return Bracket::certified(what, l, u, v);
+        match purified_by_directions(rho, sigma, eps, one.as_ref()) {
+            Ok((l, u, v)) => {
+                if Bracket::certified(what, l, u, v).is_ok() || rho.dim() > FULL_PROGRAM_UP_TO {
+                    return Bracket::certified(what, l, u, v);
+                }
+                best = Some((l, u));
             }
-            best = Some((l, u));
+            Err(_) if rho.dim() > FULL_PROGRAM_UP_TO => {
+                if let Some(o) = &one {
+                    // the typed error with the width the low-rank dual reached
+                    return Bracket::certified(what, o.lower, o.upper, o.value);
+                }
+            }
+            Err(_) => {}
         }
     }
     let t0 = if dmax.is_finite() { dmax.exp() } else { 1.0 };

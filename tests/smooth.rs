@@ -614,3 +614,25 @@ fn dmax_purified_low_rank_dual_against_cvxpy() {
         }
     }
 }
+
+/// Purified ball, pure ρ = |ψ⟩⟨ψ| against σ = I/d, closed form: `F̄(ρ̃, ψ) = √⟨ψ|ρ̃|ψ⟩` (Tr ρ = 1), and
+/// `ρ̃ ⪯ tI/d` allows `⟨ψ|ρ̃|ψ⟩ ≤ t/d`, attained by `ρ̃ = (t/d)ψ`; so `D_max^ε = ln(d(1 − ε²))`. The
+/// optimum sits at ν → 0 (`Tr ρ̃ = 1 − ε² < 1` does not bind), the edge of the rank-one dual's grid.
+#[test]
+fn dmax_purified_pure_against_maximally_mixed() {
+    let mut rng = ChaCha8Rng::seed_from_u64(77);
+    for &d in &[2usize, 3, 5] {
+        let rho = DensityMatrix::random_pure(d, &mut rng).unwrap();
+        let sigma = DensityMatrix::maximally_mixed(d).unwrap();
+        for &eps in &[0.05, 0.3] {
+            let exact = (d as f64 * (1.0 - eps * eps)).ln();
+            let b = smooth::max_divergence(&rho, &sigma, eps, Ball::Purified).unwrap();
+            println!("d={d} ε={eps}: {b:?} width {:.2e} vs {exact}", b.width());
+            assert!(
+                contains(&b, exact, 1e-12),
+                "d={d} ε={eps}: {b:?} vs {exact}"
+            );
+            assert!(b.width() <= 1e-6 * b.value.abs().max(1.0));
+        }
+    }
+}

@@ -659,7 +659,18 @@ fn purified_rank_one(
             (best_x, best_g) = (x, g);
         }
     }
-    let h = (hi_x - lo_x) / steps as f64;
+    let mut h = (hi_x - lo_x) / steps as f64;
+    // the optimum can sit at ν → 0 (`Tr ρ̃ ≤ 1` not binding, e.g. σ ∝ I with ρ pure): extend
+    // the grid down to e⁻⁴⁰ when its lowest point is the best
+    if best_x == lo_x {
+        for k in 0..32 {
+            let x = -40.0 + k as f64;
+            let (g, _, _) = at(x)?;
+            if g > best_g {
+                (best_x, best_g, h) = (x, g, 1.0);
+            }
+        }
+    }
     let (mut lo, mut hi) = (best_x - h, best_x + h);
     for _ in 0..64 {
         if hi - lo <= 4.0 * f64::EPSILON * hi.abs().max(1.0) {

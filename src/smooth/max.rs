@@ -866,6 +866,9 @@ fn levenberg_marquardt(
         }
         let hess = (&hess + hess.transpose()) * 0.5;
         let hmax = (0..n).map(|i| hess[(i, i)].abs()).fold(0.0, f64::max);
+        if !hmax.is_finite() || hess.iter().any(|v| !v.is_finite()) {
+            break;
+        }
         if lambda < 0.0 {
             lambda = 1e-10 * hmax;
         }

@@ -1,6 +1,6 @@
 //! Smooth divergences (src/smooth): one certified bracket per call, D_H^ε (ε = 0.2) and D_max^ε
-//! (ε = 0.1, purified and trace balls) at d = 2, 4, 8, and D_H^ε, the purified ball (its subspace
-//! dual) and the unbounded trace ball also at d = 16, 32 (docs/PERFORMANCE.md, "Smooth divergences"). The certified width is printed once.
+//! (ε = 0.1, purified and trace balls) at d = 2, 4, 8, and D_H^ε, the purified ball (its rank-one /
+//! low-rank duals) and the unbounded trace ball also at d = 16, 32 (docs/PERFORMANCE.md, "Smooth divergences"). The certified width is printed once.
 //!
 //! `cargo bench --bench smooth`
 

@@ -313,31 +313,37 @@ fn bad_input_errors() {
     ));
 }
 
+/// The cases of a committed cvxpy fixture (tests/reference/NAME) with their states.
+fn reference_cases(name: &str) -> Vec<(serde_json::Value, DensityMatrix, DensityMatrix)> {
+    let path = format!("{}/tests/reference/{name}", env!("CARGO_MANIFEST_DIR"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let state = |m: &serde_json::Value| {
+        let jm: qrenyi::io::JsonMatrix = serde_json::from_value(m.clone()).unwrap();
+        DensityMatrix::new(jm.to_array().unwrap()).unwrap()
+    };
+    v["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c.clone(), state(&c["rho"]), state(&c["sigma"])))
+        .collect()
+}
+
 /// Brackets against an independent formulation: cvxpy's own complex SDP solved by Clarabel
 /// (tests/reference/smooth_cvxpy.json, from `benches/peers/smooth_peers.py fixture`). The cvxpy
 /// value carries its solver's tolerance (≈1e-7 relative), so it must lie within that of the
 /// bracket when cvxpy reports "optimal"; SCS and inaccurate answers are recorded for the docs.
 #[test]
 fn brackets_contain_cvxpy_clarabel() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/reference/smooth_cvxpy.json"
-    ))
-    .unwrap();
-    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let state = |m: &serde_json::Value| {
-        let jm: qrenyi::io::JsonMatrix = serde_json::from_value(m.clone()).unwrap();
-        DensityMatrix::new(jm.to_array().unwrap()).unwrap()
-    };
-    let cases = v["cases"].as_array().unwrap();
+    let cases = reference_cases("smooth_cvxpy.json");
     assert!(cases.len() >= 12);
-    for c in cases {
-        let (rho, sigma) = (state(&c["rho"]), state(&c["sigma"]));
+    for (c, rho, sigma) in &cases {
         let eps = c["epsilon"].as_f64().unwrap();
         let b = match (c["kind"].as_str().unwrap(), c["ball"].as_str()) {
-            ("hypothesis-testing", _) => smooth::hypothesis_testing(&rho, &sigma, eps),
-            (_, Some("purified")) => smooth::max_divergence(&rho, &sigma, eps, Ball::Purified),
-            _ => smooth::max_divergence(&rho, &sigma, eps, Ball::Trace),
+            ("hypothesis-testing", _) => smooth::hypothesis_testing(rho, sigma, eps),
+            (_, Some("purified")) => smooth::max_divergence(rho, sigma, eps, Ball::Purified),
+            _ => smooth::max_divergence(rho, sigma, eps, Ball::Trace),
         }
         .unwrap();
         let reference = c["clarabel"].as_f64().unwrap();
@@ -571,6 +577,62 @@ fn dmax_purified_d16_certifies() {
         // the trace ball's bracket (certified, or its typed error when Tr ρ̃ ≤ 1 binds)
         if let Ok(t) = smooth::max_divergence(&rho, &sigma, eps, Ball::Trace) {
             assert!(t.lower <= b.upper + 1e-9, "trace {t:?} purified {b:?}");
+        }
+    }
+}
+
+/// Purified ball on pairs whose optimal dual `Y` has rank 2 (tests/reference/smooth_purified_rank.json
+/// from `benches/peers/smooth_peers.py rank-fixture`: cvxpy+SCS to 1e-9 with the rank of its dual,
+/// and cvxpy+Clarabel): the rank-one dual leaves a gap > 1e-3 on them, the low-rank dual
+/// (docs/smooth.md, "Purified ball: the low-rank dual") must certify them, and the brackets contain
+/// SCS's value to its accuracy and Clarabel's where it reports "optimal".
+#[test]
+fn dmax_purified_low_rank_dual_against_cvxpy() {
+    let cases = reference_cases("smooth_purified_rank.json");
+    assert!(cases.len() >= 6);
+    for (c, rho, sigma) in &cases {
+        assert!(c["dual_rank"].as_u64().unwrap() >= 2);
+        let eps = c["epsilon"].as_f64().unwrap();
+        let b = smooth::max_divergence(rho, sigma, eps, Ball::Purified).unwrap();
+        let scs = c["scs_1e-9"].as_f64().unwrap();
+        println!(
+            "d={} seed={}: {b:?} width {:.2e} scs {scs} clarabel {} ({})",
+            c["d"],
+            c["seed"],
+            b.width(),
+            c["clarabel"],
+            c["clarabel_status"]
+        );
+        assert!(b.width() <= 1e-6 * b.value.abs().max(1.0), "{b:?}");
+        assert!(contains(&b, scs, 1e-6), "d={}: {b:?} vs SCS {scs}", c["d"]);
+        if c["clarabel_status"] == "optimal" {
+            let cl = c["clarabel"].as_f64().unwrap();
+            assert!(
+                contains(&b, cl, 2e-7 * cl.abs().max(1.0)),
+                "{b:?} vs Clarabel {cl}"
+            );
+        }
+    }
+}
+
+/// Purified ball, pure ρ = |ψ⟩⟨ψ| against σ = I/d, closed form: `F̄(ρ̃, ψ) = √⟨ψ|ρ̃|ψ⟩` (Tr ρ = 1), and
+/// `ρ̃ ⪯ tI/d` allows `⟨ψ|ρ̃|ψ⟩ ≤ t/d`, attained by `ρ̃ = (t/d)ψ`; so `D_max^ε = ln(d(1 − ε²))`. The
+/// optimum sits at ν → 0 (`Tr ρ̃ = 1 − ε² < 1` does not bind), the edge of the rank-one dual's grid.
+#[test]
+fn dmax_purified_pure_against_maximally_mixed() {
+    let mut rng = ChaCha8Rng::seed_from_u64(77);
+    for &d in &[2usize, 3, 5] {
+        let rho = DensityMatrix::random_pure(d, &mut rng).unwrap();
+        let sigma = DensityMatrix::maximally_mixed(d).unwrap();
+        for &eps in &[0.05, 0.3] {
+            let exact = (d as f64 * (1.0 - eps * eps)).ln();
+            let b = smooth::max_divergence(&rho, &sigma, eps, Ball::Purified).unwrap();
+            println!("d={d} ε={eps}: {b:?} width {:.2e} vs {exact}", b.width());
+            assert!(
+                contains(&b, exact, 1e-12),
+                "d={d} ε={eps}: {b:?} vs {exact}"
+            );
+            assert!(b.width() <= 1e-6 * b.value.abs().max(1.0));
         }
     }
 }

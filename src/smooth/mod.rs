@@ -177,12 +177,12 @@ fn recompose(v: &Array2<Complex64>, lambda: &[f64]) -> Array2<Complex64> {
     })
 }
 
-/// `Re Tr(AB) = Σ_ij Re(A_ij B_ji)`.
+/// `Re Tr(AB) = Σ_ij Re(A_ij B_ji)` (`A` is `m × n`, `B` is `n × m`).
 fn trace_product(a: &Array2<Complex64>, b: &Array2<Complex64>) -> f64 {
-    let d = a.nrows();
+    let (m, n) = a.dim();
     let mut s = 0.0;
-    for i in 0..d {
-        for j in 0..d {
+    for i in 0..m {
+        for j in 0..n {
             s += (a[[i, j]] * b[[j, i]]).re;
         }
     }

@@ -161,16 +161,16 @@ fn difference_direct(
     kind: Kind,
     ps: &[f64],
     backend: Backend,
-) -> std::result::Result<PyResult<Vec<f64>>, (Operand, Operand)> {
+) -> std::result::Result<PyResult<Vec<f64>>, Box<(Operand, Operand)>> {
     use qrenyi::divergence::difference::{difference_from_matrices, Difference, Operand as Which};
     let what = match kind {
         Kind::HockeyStick => Difference::HockeyStick(ps),
         Kind::TraceDistance => Difference::TraceDistance,
-        _ => return Err((rho, sigma)),
+        _ => return Err(Box::new((rho, sigma))),
     };
     let (r, s) = match (rho, sigma) {
         (Operand::Matrix(r), Operand::Matrix(s)) => (r, s),
-        other => return Err(other),
+        other => return Err(Box::new(other)),
     };
     let out = difference_from_matrices(r, s, what, Tolerance::default(), backend);
     Ok(out.map_err(|(which, e)| {
@@ -397,7 +397,7 @@ fn divergence<'py>(
                         Out::Scalar(v[0])
                     });
                 }
-                Err(operands) => operands,
+                Err(operands) => *operands,
             };
             if let Some(v) = on_gpu_direct(&rho, &sigma, kind_v, &ps, be) {
                 let v: Vec<f64> = v.into_iter().map(|x| base.scale(x)).collect();

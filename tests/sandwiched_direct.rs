@@ -12,21 +12,10 @@ use ndarray::Array2;
 use num_complex::Complex64;
 use qrenyi::divergence::{accuracy, Family, Pair};
 use qrenyi::spectral::Backend;
-use qrenyi::state::{haar_unitary, DensityMatrix, Tolerance};
+use qrenyi::state::{DensityMatrix, Tolerance};
 use qrenyi::Error;
 
 const ALPHAS: [f64; 5] = [1.0 + 1e-9, 1.5, 2.0, 10.0, 1e6];
-
-/// `U diag(λ) U†` for a Haar-random `U` (the raw matrix).
-fn with_spectrum(lambda: &[f64], seed: u64) -> Array2<Complex64> {
-    let d = lambda.len();
-    let u = haar_unitary(d, &mut rng(seed));
-    Array2::from_shape_fn((d, d), |(i, j)| {
-        (0..d)
-            .map(|k| u[[i, k]] * u[[j, k]].conj() * lambda[k])
-            .sum::<Complex64>()
-    })
-}
 
 /// Unit-trace spectrum `10^{−12 k/(d−1)}` (κ = 10¹²), with the last `zeros` entries exactly 0.
 fn graded(d: usize, zeros: usize) -> Vec<f64> {

@@ -151,6 +151,41 @@ fn on_gpu_direct(
     .ok()
 }
 
+/// The hockey-stick divergence or trace distance of two single raw matrices, through the core's
+/// `difference_from_matrices` (the PSD checks beside the eigensolve; the same errors as
+/// validating each operand with `validate_as` and evaluating a `Pair`); `None` for other kinds
+/// and operands, which come back unchanged.
+fn difference_direct(
+    rho: Operand,
+    sigma: Operand,
+    kind: Kind,
+    ps: &[f64],
+    backend: Backend,
+) -> std::result::Result<PyResult<Vec<f64>>, Box<(Operand, Operand)>> {
+    use qrenyi::divergence::difference::{difference_from_matrices, Difference, Operand as Which};
+    let what = match kind {
+        Kind::HockeyStick => Difference::HockeyStick(ps),
+        Kind::TraceDistance => Difference::TraceDistance,
+        _ => return Err(Box::new((rho, sigma))),
+    };
+    let (r, s) = match (rho, sigma) {
+        (Operand::Matrix(r), Operand::Matrix(s)) => (r, s),
+        other => return Err(Box::new(other)),
+    };
+    let out = difference_from_matrices(r, s, what, Tolerance::default(), backend);
+    Ok(out.map_err(|(which, e)| {
+        let what = match which {
+            Some(Which::Rho) => "rho",
+            Some(Which::Sigma) => "sigma",
+            None => return to_py(e),
+        };
+        to_py(Error::Parse {
+            what: what.into(),
+            reason: e.to_string(),
+        })
+    }))
+}
+
 pub fn evaluate(pair: &Pair, kind: Kind, ps: &[f64], base: Base) -> Result<Vec<f64>> {
     let mut v = match kind {
         Kind::Renyi(f) => {
@@ -362,6 +397,17 @@ fn divergence<'py>(
     let release = rho.releases_gil() || sigma.releases_gil() || ps.len() > GIL_HELD_UP_TO;
     let out = detach_if(py, release, || {
         guard_py(|| {
+            let (rho, sigma) = match difference_direct(rho, sigma, kind_v, &ps, be) {
+                Ok(v) => {
+                    let v = v?;
+                    return Ok(if seq {
+                        Out::Vector(v)
+                    } else {
+                        Out::Scalar(v[0])
+                    });
+                }
+                Err(operands) => *operands,
+            };
             if let Some(v) = on_gpu_direct(&rho, &sigma, kind_v, &ps, be) {
                 let v: Vec<f64> = v.into_iter().map(|x| base.scale(x)).collect();
                 return Ok(if seq {

@@ -201,3 +201,40 @@ def test_same_message_as_the_cli(cli, tmp_path, bad, msg):
     with pytest.raises(QrenyiError) as e:
         privacy.zcdp_to_dp(-1.0, epsilon=1.0)
     assert code == 2 and err.strip() == f"error: {e.value}"
+
+
+def _state_with_min(d, lam_min, seed):
+    """`U diag(λ) U†`, unit trace, smallest eigenvalue `lam_min` (Haar-ish U from a QR)."""
+    rng = np.random.default_rng(seed)
+    q, _ = np.linalg.qr(rng.standard_normal((d, d)) + 1j * rng.standard_normal((d, d)))
+    lam = np.full(d, (1 - lam_min) / (d - 1))
+    lam[0] = lam_min
+    return (q * lam) @ q.conj().T
+
+
+def test_hockey_stick_and_trace_distance_validate_both_inputs_at_d_64():
+    """The route that checks PSD beside the eigensolve (d ≥ 32) raises the messages of the
+    sequential validation, naming the operand (ρ's first), and returns unchanged values."""
+    d = 64
+    tol = 1e-10 * math.sqrt(d)
+    good = _state_with_min(d, 0.01 / d, 1)
+    not_psd = _state_with_min(d, -1.5 * tol, 2)
+    not_herm = good.copy()
+    not_herm[3, 7] += 2j * tol
+    bad_trace = good * (1 + 2 * tol)
+    for bad, msg in [(not_psd, "not positive semidefinite"), (not_herm, "not Hermitian"),
+                     (bad_trace, "trace is")]:
+        with pytest.raises(QrenyiError) as ref:
+            qrenyi.validate(bad)
+        for kind, extra in [("hockey-stick", {"gamma": 2.0}), ("trace-distance", {})]:
+            for rho, sigma, name in [(bad, good, "rho"), (good, bad, "sigma")]:
+                with pytest.raises(QrenyiError, match=msg) as got:
+                    qrenyi.divergence(rho, sigma, kind, **extra)
+                assert str(got.value) == f"cannot parse {name}: " + str(ref.value).split(": ", 1)[1]
+    # ρ not PSD and σ not Hermitian: ρ's error
+    with pytest.raises(QrenyiError, match="cannot parse rho: .*not positive semidefinite"):
+        qrenyi.divergence(not_psd, not_herm, "hockey-stick", gamma=1.0)
+    # just inside the tolerance: accepted, the value of validated states
+    inside = _state_with_min(d, -0.5 * tol, 3)
+    want = qrenyi.Pair(qrenyi.validate(inside), qrenyi.validate(good)).hockey_stick(2.0)
+    assert qrenyi.divergence(inside, good, "hockey-stick", gamma=2.0) == pytest.approx(want, abs=1e-13)

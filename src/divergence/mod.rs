@@ -20,11 +20,13 @@ pub mod accuracy;
 pub mod batch;
 pub mod classical;
 mod device;
+pub mod difference;
 mod petz;
 mod quantum;
 pub mod small;
 
 pub use device::sandwiched_from_matrices;
+pub use difference::{difference_from_matrices, Difference};
 pub use quantum::{hockey_stick, Pair};
 
 use crate::error::{Error, Result};

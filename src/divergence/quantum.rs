@@ -635,17 +635,21 @@ impl<'a> Pair<'a> {
     /// Hockey-stick divergence `E_γ(ρ‖σ) = Tr(ρ − γσ)_+`, γ ≥ 0: the sum of the positive eigenvalues
     /// of `ρ − γσ` (one values-only eigensolve). Absolute accuracy `≈ d·ε·max(1, γ)`.
     pub fn hockey_stick(&self, gamma: f64) -> Result<f64> {
-        super::classical::check_gamma(gamma)?;
-        let m = self.rho.matrix() - &self.sigma.matrix().mapv(|z| z * gamma);
-        let ev = self.rho.backend().eigvalsh(m.view())?;
-        Ok(ev.iter().filter(|&&x| x > 0.0).fold(0.0, |a, x| a + x))
+        super::difference::hockey_stick_of(
+            self.rho.matrix(),
+            self.sigma.matrix(),
+            gamma,
+            self.rho.backend(),
+        )
     }
 
     /// Trace distance `½‖ρ − σ‖₁` (half the sum of `|eig(ρ − σ)|`).
     pub fn trace_distance(&self) -> Result<f64> {
-        let m = self.rho.matrix() - self.sigma.matrix();
-        let ev = self.rho.backend().eigvalsh(m.view())?;
-        Ok(0.5 * ev.iter().map(|x| x.abs()).sum::<f64>())
+        super::difference::trace_distance_of(
+            self.rho.matrix(),
+            self.sigma.matrix(),
+            self.rho.backend(),
+        )
     }
 }
 

@@ -60,13 +60,7 @@ impl DensityMatrix {
     /// The PSD step of [`DensityMatrix::with_options`] on a matrix `h` that passed
     /// [`hermitian_unit_trace`] with tolerance `t`.
     pub(crate) fn psd_by_cholesky(h: Array2<Complex64>, t: f64, backend: Backend) -> Result<Self> {
-        // first at the rounding-level shift (success also accepts: it is below t), which records
-        // `is_psd_to_rounding` for free; then at t; then the eigenvalues
-        let rounding = rounding_shift(&h);
-        let near = rounding < t && backend.is_positive_definite(h.view(), rounding)?;
-        if !near && !backend.is_positive_definite(h.view(), t)? {
-            reject_negative_eigenvalue(&h, t, backend)?;
-        }
+        let near = psd_check(&h, t, backend)?;
         let state = Self::from_validated(h, backend);
         if near {
             let _ = state.inner.psd_to_rounding.set(true);
@@ -352,6 +346,21 @@ pub(crate) fn hermitian_unit_trace(a: &mut Array2<Complex64>, tol: Tolerance) ->
         });
     }
     Ok(t)
+}
+
+/// The PSD decision of [`DensityMatrix::with_options`] on a matrix `h` that passed
+/// [`hermitian_unit_trace`] with tolerance `t`: `Ok(true)` when it is PSD to rounding (the
+/// Cholesky factorisation at the rounding-level shift succeeded), `Ok(false)` when accepted
+/// otherwise, [`Error::NotPositiveSemidefinite`] when `λ_min < −t`.
+pub(crate) fn psd_check(h: &Array2<Complex64>, t: f64, backend: Backend) -> Result<bool> {
+    // first at the rounding-level shift (success also accepts: it is below t), which records
+    // `is_psd_to_rounding` for free; then at t; then the eigenvalues
+    let rounding = rounding_shift(h);
+    let near = rounding < t && backend.is_positive_definite(h.view(), rounding)?;
+    if !near && !backend.is_positive_definite(h.view(), t)? {
+        reject_negative_eigenvalue(h, t, backend)?;
+    }
+    Ok(near)
 }
 
 /// The shift of [`DensityMatrix::is_psd_to_rounding`]: `τ(d, Tr H) = 16 d ε Tr H`.

@@ -1,13 +1,26 @@
 //! Shared helpers for the integration tests: seeded random states and tolerant comparisons.
 #![allow(dead_code)]
 
-use qrenyi::state::{Channel, DensityMatrix};
+use ndarray::Array2;
+use num_complex::Complex64;
+use qrenyi::state::{haar_unitary, Channel, DensityMatrix};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 /// A seeded RNG.
 pub fn rng(seed: u64) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(seed)
+}
+
+/// `U diag(λ) U†` for a Haar-random `U` (the raw matrix).
+pub fn with_spectrum(lambda: &[f64], seed: u64) -> Array2<Complex64> {
+    let d = lambda.len();
+    let u = haar_unitary(d, &mut rng(seed));
+    Array2::from_shape_fn((d, d), |(i, j)| {
+        (0..d)
+            .map(|k| u[[i, k]] * u[[j, k]].conj() * lambda[k])
+            .sum::<Complex64>()
+    })
 }
 
 /// A random state from one of several ensembles, chosen by `kind % 4`: Hilbert–Schmidt full

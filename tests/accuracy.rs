@@ -24,6 +24,20 @@ fn matrix(v: &Value) -> Array2<Complex64> {
     })
 }
 
+/// A fixture's state (`[[re, im], …]` rows) on backend `b`.
+fn fixture_state(v: &Value, b: Backend) -> DensityMatrix {
+    DensityMatrix::new(matrix(v))
+        .unwrap()
+        .with_backend(b)
+        .unwrap()
+}
+
+/// `D_α(ρ‖ρ)` of `f` on a pair `(ρ, ρ)` and the documented bound at `D = 0`.
+fn identical_value(pair: &Pair, f: Family, alpha: f64) -> (f64, f64) {
+    let x = pair.renyi(f, alpha).unwrap();
+    (x, accuracy::error_bound(pair, f, alpha, 0.0).unwrap())
+}
+
 /// `U diag(λ) U†` for a Haar-random `U`.
 fn with_spectrum(lambda: &[f64], seed: u64) -> DensityMatrix {
     let d = lambda.len();
@@ -59,14 +73,8 @@ fn sandwiched_small_alpha_reference() {
     let text = std::fs::read_to_string("tests/reference/small_alpha.json").unwrap();
     let data: Value = serde_json::from_str(&text).unwrap();
     for b in Backend::available() {
-        let rho = DensityMatrix::new(matrix(&data["rho"]))
-            .unwrap()
-            .with_backend(b)
-            .unwrap();
-        let sigma = DensityMatrix::new(matrix(&data["sigma"]))
-            .unwrap()
-            .with_backend(b)
-            .unwrap();
+        let rho = fixture_state(&data["rho"], b);
+        let sigma = fixture_state(&data["sigma"], b);
         let pair = Pair::new(&rho, &sigma).unwrap();
         for v in data["values"].as_array().unwrap() {
             let alpha = v["alpha"].as_f64().unwrap();
@@ -97,12 +105,7 @@ fn support_rotation_reference() {
     let text = std::fs::read_to_string("tests/reference/support_rotation.json").unwrap();
     let data: Value = serde_json::from_str(&text).unwrap();
     for b in Backend::available() {
-        let state = |key: &str| {
-            DensityMatrix::new(matrix(&data[key]))
-                .unwrap()
-                .with_backend(b)
-                .unwrap()
-        };
+        let state = |key: &str| fixture_state(&data[key], b);
         let (rho, sigma) = (state("rho"), state("sigma"));
         let pair = Pair::new(&rho, &sigma).unwrap();
         for v in data["values"].as_array().unwrap() {
@@ -172,6 +175,77 @@ fn identical_states_are_zero() {
             }
         }
     }
+}
+
+/// `log_sum_below_half_identical_regression`: the `identical-states` counterexample of
+/// `qrenyi verify --all --trials-factor 10` (trial 20189, a near-singular 2 × 2 ρ at
+/// α = 0.00264): the sandwiched fast path split `D̃_α` into two Rényi means of size
+/// `|ln μ|/α ≈ 262` that cancel, and returned `−256 ε = −5.7e-14` against a documented bound of
+/// `4.3e-14` at `D = 0` (docs/divergences.md, "log_sum_below_half").
+#[test]
+fn log_sum_below_half_identical_regression() {
+    let re = [
+        [0.5000238339076281, 0.0002829021091422766],
+        [0.0002829021091422766, 0.4999761660923717],
+    ];
+    let im = [[0.0, -4.570181249995838e-05], [4.570181249995838e-05, 0.0]];
+    let m = Array2::from_shape_fn((2, 2), |(i, j)| Complex64::new(re[i][j], im[i][j]));
+    let alpha = 0.002641615364296782;
+    for b in Backend::available() {
+        let rho = DensityMatrix::new(m.clone())
+            .unwrap()
+            .with_backend(b)
+            .unwrap();
+        let pair = Pair::new(&rho, &rho).unwrap();
+        for f in Family::ALL {
+            let (x, bound) = identical_value(&pair, f, alpha);
+            assert!(
+                x.abs() <= bound,
+                "{b:?} {f:?}: D(ρ‖ρ) = {x:e} above the bound {bound:e}"
+            );
+            // the log-sum form's own error: a few ulps of ln Tr ρ, far inside the bound
+            assert!(x.abs() <= 16.0 * EPS, "{b:?} {f:?}: D(ρ‖ρ) = {x:e}");
+        }
+    }
+}
+
+/// `log_sum_below_half`: every family at α ∈ [1e-3, 1e-2] on near-pure, ill-conditioned and
+/// nearly equal pairs, `d = 2 … 8`, within the documented bound of the mpmath values
+/// (`tests/reference/generate_log_sum_below_half.py`), on every backend.
+#[test]
+fn log_sum_below_half() {
+    let text = std::fs::read_to_string("tests/reference/log_sum_below_half.json").unwrap();
+    let data: Value = serde_json::from_str(&text).unwrap();
+    let mut checked = 0;
+    for (k, p) in data["pairs"].as_array().unwrap().iter().enumerate() {
+        for b in Backend::available() {
+            let rho = fixture_state(&p["rho"], b);
+            let sigma = fixture_state(&p["sigma"], b);
+            let pair = Pair::new(&rho, &sigma).unwrap();
+            for v in p["values"].as_array().unwrap() {
+                let alpha = v["alpha"].as_f64().unwrap();
+                for (f, key) in [
+                    (Family::Petz, "petz"),
+                    (Family::Sandwiched, "sandwiched"),
+                    (Family::Maximal, "maximal"),
+                ] {
+                    let x = pair.renyi(f, alpha).unwrap();
+                    let reference = v[key].as_f64().unwrap();
+                    within_bound(
+                        &pair,
+                        f,
+                        alpha,
+                        x,
+                        reference,
+                        1e-5,
+                        &format!("pair {k} {b:?}"),
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked >= 96, "{checked} values checked");
 }
 
 /// `bures_small_alpha_against_256_bit`: a Bures-random 13 × 13 pair (23 % error at α = 0.05
@@ -248,6 +322,54 @@ proptest! {
             for f in Family::ALL {
                 let (x, y) = (pair.renyi(f, alpha).unwrap(), hp.renyi(f, alpha).unwrap());
                 within_bound(&pair, f, alpha, x, y, f64::INFINITY, &format!("{how} {b:?}"));
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(proptest_config(64))]
+
+    /// `log_sum_below_half_identical`: `D_α(ρ‖ρ) = 0` within the documented bound (at `D = 0`) for
+    /// every family at α log-uniform in [1e-3, 1e-2], `d = 2 … 8`, on near-pure states (eigenvalues
+    /// down to 1e-12), ill-conditioned ones (log-uniform spectrum, κ up to 1e12) and nearly
+    /// maximally mixed ones (the counterexample's kind: well-conditioned, where the bound is
+    /// smallest), on the default backend and on nalgebra.
+    #[test]
+    fn log_sum_below_half_identical(
+        seed in any::<u64>(),
+        d in 2usize..=8,
+        e in -3.0f64..-2.0,
+        kind in 0usize..3,
+        spread in -12.0f64..-2.0,
+    ) {
+        use rand::Rng;
+        let mut r = rng(seed);
+        let mut lambda: Vec<f64> = match kind {
+            0 => {
+                let t = 10f64.powf(spread);
+                let mut l = vec![t; d];
+                l[0] = 1.0;
+                l
+            }
+            1 => (0..d).map(|_| 10f64.powf(r.random_range(spread..0.0))).collect(),
+            _ => (0..d)
+                .map(|_| 1.0 + 10f64.powf(spread.max(-8.0)) * r.random_range(-1.0..1.0))
+                .collect(),
+        };
+        let total: f64 = lambda.iter().sum();
+        lambda.iter_mut().for_each(|x| *x /= total);
+        let rho = with_spectrum(&lambda, seed ^ 0x5eed);
+        let alpha = 10f64.powf(e);
+        for b in [Backend::Auto, Backend::Nalgebra] {
+            let rb = rho.with_backend(b).unwrap();
+            let pair = Pair::new(&rb, &rb).unwrap();
+            for f in Family::ALL {
+                let (x, bound) = identical_value(&pair, f, alpha);
+                prop_assert!(
+                    x.abs() <= bound,
+                    "{b:?} {f:?} kind {kind} α = {alpha:e} λ = {lambda:?}: D(ρ‖ρ) = {x:e} > {bound:e}"
+                );
             }
         }
     }

@@ -32,7 +32,10 @@
 //!
 //! *Algorithm.* `64 d ε (1 + |D|)`: the reductions end in one Rényi mean of `d²` terms
 //! (`renyi_mean`), whose rounding is a few ulps per term; small eigenvalues needed to relative
-//! accuracy are computed so (graded Jacobi, `spectral::graded_psd_eigen`).
+//! accuracy are computed so (graded Jacobi, `spectral::graded_psd_eigen`). This presumes that no
+//! intermediate much larger than `1 + |D| + ln κ` cancels: sandwiched α < ½ ends in one log-sum of
+//! `ln ν_k^α` (`docs/divergences.md`, "log_sum_below_half": `≤ 20 d ε (1 + |D|) + 12 ε ln κ`), not
+//! in two Rényi means of size `|ln μ|/α` (which lost `ε |ln μ|/α`, beyond this part as α → 0).
 
 use super::{Family, Pair};
 use crate::error::Result;

@@ -780,12 +780,6 @@ impl SandwichedView<'_> {
     /// The scales `μ_j^{γ/2}` are normalised by the largest: the returned `ν̂ = ν e^{−c}`,
     /// `c = max_j γ ln μ_j`, with `c`.
     fn parts(&self, alpha: f64) -> Result<(Terms, Vec<f64>, f64)> {
-        self.parts_with(alpha, None)
-    }
-
-    /// [`Self::parts`] with the α < 1 spectrum already computed (`pre`, from [`Self::below_one`]
-    /// at the same α), so that α < ½ runs its SVD once.
-    fn parts_with(&self, alpha: f64, pre: Option<Spectrum>) -> Result<(Terms, Vec<f64>, f64)> {
         let b = self.basis;
         let rho = self.rho_in_basis;
         let gamma = (1.0 - alpha) / alpha;
@@ -797,11 +791,7 @@ impl SandwichedView<'_> {
         let scale: Vec<f64> = logs.iter().map(|l| (0.5 * (l - c)).exp()).collect();
         let n = s.len();
         let kept: Vec<f64> = if alpha < 1.0 {
-            let spectrum = match pre {
-                Some(sp) => sp,
-                None => self.below_one(alpha, &scale)?,
-            };
-            match spectrum {
+            match self.below_one(alpha, &scale)? {
                 Spectrum::Scaled(nu) => nu,
                 Spectrum::Graded(g) => g
                     .ln_values(&ln_mu, 0.5 * gamma)
@@ -905,14 +895,13 @@ impl SandwichedView<'_> {
         if alpha > 1.0 && !self.basis.supported {
             return Ok(f64::INFINITY);
         }
-        let mut pre = None;
         if alpha < 0.5 {
-            match self.below_half(alpha)? {
-                Spectrum::Graded(g) => return self.below_half_value(alpha, &g),
-                scaled => pre = Some(scaled),
-            }
+            return match self.below_half(alpha)? {
+                Spectrum::Graded(g) => self.below_half_value(alpha, &g),
+                Spectrum::Scaled(nu) => self.below_half_scaled(alpha, &nu),
+            };
         }
-        let (diag, nu, c) = self.parts_with(alpha, pre)?;
+        let (diag, nu, c) = self.parts(alpha)?;
         let total: f64 = nu.iter().sum();
         if nu.is_empty() || total <= 0.0 {
             return Ok(f64::INFINITY);
@@ -925,8 +914,8 @@ impl SandwichedView<'_> {
     /// `ν_k^α = exp((1−α) ln μ_{π(k)} + α r_k)` — no power of `μ` beyond `f64` is formed (at
     /// α = 10⁻³⁰⁰ the scales are `μ^{10³⁰⁰}`) — and `D̃_α = (ln Σ_k ν_k^α − ln Tr ρ)/(α − 1)`
     /// (log-sum-exp; `1/(α−1)` amplifies nothing below ½). The spectrum of [`Self::below_one`]:
-    /// graded (then [`Self::below_half_value`]) or the fast path's, handed on to
-    /// [`Self::parts_with`] (one SVD per order).
+    /// graded (then [`Self::below_half_value`]) or the fast path's (then
+    /// [`Self::below_half_scaled`]); both end in [`Self::log_sum_below_half`].
     fn below_half(&self, alpha: f64) -> Result<Spectrum> {
         let gamma = (1.0 - alpha) / alpha;
         let ln_mu = self.ln_mu()?;
@@ -951,13 +940,42 @@ impl SandwichedView<'_> {
             .zip(&g.log_rest)
             .map(|(&j, r)| (1.0 - alpha) * ln_mu[j] + alpha * r)
             .collect();
+        Ok(self.log_sum_below_half(alpha, &logs))
+    }
+
+    /// `D̃_α`, α < ½, from the fast path's scaled spectrum `ν̂_k = ν_k e^{−c}`
+    /// (`c = max_j γ ln μ_j`, [`Self::below_half`]): `ln ν_k^α = α ln ν̂_k + (1−α) max_j ln μ_j`
+    /// (`αc = (1−α) max ln μ`, no `γ = (1−α)/α` is multiplied back), then
+    /// [`Self::log_sum_below_half`].
+    fn below_half_scaled(&self, alpha: f64, nu: &[f64]) -> Result<f64> {
+        let top = self
+            .ln_mu()?
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        let top = if top.is_finite() { top } else { 0.0 };
+        let logs: Vec<f64> = nu
+            .iter()
+            .filter(|&&x| x > 0.0)
+            .map(|&x| alpha * x.ln() + (1.0 - alpha) * top)
+            .collect();
+        Ok(self.log_sum_below_half(alpha, &logs))
+    }
+
+    /// `log_sum_below_half`: `D̃_α = (ln Σ_k e^{ℓ_k} − ln Tr ρ)/(α − 1)` from `ℓ_k = ln ν_k^α`,
+    /// α < ½ (log-sum-exp; `+∞` for an empty spectrum). Every intermediate is of the size of
+    /// `ln ν_k^α` (`docs/divergences.md`, "log_sum_below_half"): the split
+    /// `R_α(diag) + R_α(spec)` used from ½ on has two parts of size `max_j |ln μ_j|/α` that cancel
+    /// to `D̃_α`, and lost `ε max_j |ln μ_j|/α` to rounding (256 ε for `D̃_{0.0026}(ρ‖ρ)`, d = 2:
+    /// above the documented bound).
+    fn log_sum_below_half(&self, alpha: f64, logs: &[f64]) -> f64 {
         let m = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         if m == f64::NEG_INFINITY {
-            return Ok(f64::INFINITY);
+            return f64::INFINITY;
         }
         let lse = m + logs.iter().map(|l| (l - m).exp()).sum::<f64>().ln();
         let trace: f64 = self.rho_in_basis.diag().iter().map(|z| z.re.max(0.0)).sum();
-        Ok((lse - trace.ln()) / (alpha - 1.0))
+        (lse - trace.ln()) / (alpha - 1.0)
     }
 }
 

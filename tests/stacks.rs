@@ -15,20 +15,9 @@ use num_complex::Complex64;
 use qrenyi::divergence::batch::{renyi_stacks, renyi_stacks_flat, Operand};
 use qrenyi::divergence::{accuracy, Family, Pair};
 use qrenyi::spectral::Backend;
-use qrenyi::state::{haar_unitary, DensityMatrix, Tolerance};
+use qrenyi::state::{DensityMatrix, Tolerance};
 use qrenyi::verify::condition_number;
 use qrenyi::Error;
-
-/// `U diag(λ) U†` for a Haar-random `U` (the raw matrix).
-fn with_spectrum(lambda: &[f64], seed: u64) -> Array2<Complex64> {
-    let d = lambda.len();
-    let u = haar_unitary(d, &mut rng(seed));
-    Array2::from_shape_fn((d, d), |(i, j)| {
-        (0..d)
-            .map(|k| u[[i, k]] * u[[j, k]].conj() * lambda[k])
-            .sum::<Complex64>()
-    })
-}
 
 fn unit(mut l: Vec<f64>) -> Vec<f64> {
     let s: f64 = l.iter().sum();

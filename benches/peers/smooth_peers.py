@@ -3,6 +3,9 @@
 
     python3 benches/peers/smooth_peers.py fixture OUT.json          # tests/reference/smooth_cvxpy.json
     python3 benches/peers/smooth_peers.py rank-fixture OUT.json     # tests/reference/smooth_purified_rank.json
+    python3 benches/peers/smooth_peers.py binding-fixture OUT.json  # tests/reference/smooth_trace_binding.json
+    python3 benches/peers/smooth_peers.py bench-binding --qrenyi target/release/qrenyi \
+        --inprocess target/release/examples/smooth_timing --peer-limit 600
     python3 benches/peers/smooth_peers.py bench --qrenyi target/release/qrenyi --dims 2,4,8,16,32 \
         --peer-limit 300 --qrenyi-limit 300 [--inprocess target/release/examples/smooth_timing] \
         [--peer-reps 3]
@@ -160,6 +163,94 @@ def rank_fixture(out):
                    "cvxpy": cp.__version__, "cases": cases}, f, indent=1)
 
 
+# Trace-ball Ginibre pairs where `Tr R <= 1` binds at eps = 0.1 (the saddle point's trace 1.018, 1.032,
+# 1.071, 1.006, 1.011; found by a numpy search over these seeds): states from default_rng(seed) as in
+# random_state, no other mixing. They exercise qrenyi's `trace_ball_low_rank` route.
+BINDING_GINIBRE = [(8, 0), (16, 2), (16, 4), (32, 0), (32, 1)]
+
+
+def scs_tight(rho, sigma, eps):
+    """D_max^eps over the trace ball by cvxpy+SCS at eps 1e-10 (its default 1e-4 is far too loose)."""
+    d = rho.shape[0]
+    t = cp.Variable()
+    r = cp.Variable((d, d), hermitian=True)
+    p = cp.Variable((d, d), hermitian=True)
+    cons = [t * sigma - r >> 0, r >> 0, cp.real(cp.trace(r)) <= 1, p >> 0, p - rho + r >> 0,
+            cp.real(cp.trace(p)) <= eps]
+    prob = cp.Problem(cp.Minimize(t), cons)
+    prob.solve(solver=cp.SCS, eps=1e-10, max_iters=400000)
+    return float(np.log(prob.value)), prob.status, float(np.real(np.trace(r.value)))
+
+
+def binding_fixture(out):
+    cases = []
+    for d, seed in BINDING_GINIBRE:
+        rng = np.random.default_rng(seed)
+        rho, sigma = random_state(d, rng), random_state(d, rng)
+        row = {"kind": "dmax", "ball": "trace", "epsilon": 0.1, "d": d, "seed": seed,
+               "rho": {"re": rho.real.tolist(), "im": rho.imag.tolist()},
+               "sigma": {"re": sigma.real.tolist(), "im": sigma.imag.tolist()}}
+        v, st, tr = scs_tight(rho, sigma, 0.1)
+        row.update({"scs_1e-10": v, "scs_status": st, "scs_trace": tr})
+        if d <= 16:
+            t0 = time.perf_counter()
+            v, st = dmax(rho, sigma, 0.1, "trace", cp.CLARABEL)
+            row.update({"clarabel": float(v), "clarabel_status": st,
+                        "clarabel_s": time.perf_counter() - t0})
+        print(json.dumps({k: row[k] for k in row if k not in ("rho", "sigma")}), flush=True)
+        cases.append(row)
+    with open(out, "w") as f:
+        json.dump({"generator": "benches/peers/smooth_peers.py binding-fixture",
+                   "cvxpy": cp.__version__, "cases": cases}, f, indent=1)
+
+
+def bench_binding(qrenyi, reps, limit):
+    """The binding pairs above: qrenyi (CLI, and in-process with --inprocess) against
+    cvxpy+Clarabel and cvxpy+SCS (default settings), one JSON line per pair."""
+    LIMITS["limit"] = limit
+    tmp = tempfile.mkdtemp()
+    for d, seed in BINDING_GINIBRE:
+        rng = np.random.default_rng(seed)
+        rho, sigma = random_state(d, rng), random_state(d, rng)
+        paths = []
+        for name, m in (("rho", rho), ("sigma", sigma)):
+            p = os.path.join(tmp, f"{name}_{d}_{seed}.json")
+            json.dump({"re": m.real.tolist(), "im": m.imag.tolist()}, open(p, "w"))
+            paths.append(p)
+        cmd = [qrenyi, "smooth", "--kind", "dmax", "--epsilon", "0.1", "--ball", "trace",
+               "--rho", paths[0], "--sigma", paths[1], "--json"]
+        best, out = float("inf"), None
+        for _ in range(reps):
+            t = time.perf_counter()
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=QLIMIT["limit"])
+            best = min(best, time.perf_counter() - t)
+        row = {"quantity": "dmax/trace (binding)", "d": d, "seed": seed, "qrenyi_s": best}
+        if INPROC["bin"]:
+            res = subprocess.run([INPROC["bin"], "--pair", paths[0], paths[1], "trace"],
+                                 capture_output=True, text=True, timeout=QLIMIT["limit"],
+                                 env=dict(os.environ, REPS=str(reps + 1)))
+            times = [float(line.split(": ")[1].split(" s")[0])
+                     for line in res.stdout.splitlines() if " s " in line]
+            if times:
+                row["qrenyi_inprocess_s"] = min(times[1:] or times)
+        lo = hi = None
+        if out.returncode == 0:
+            q = json.loads(out.stdout)
+            row.update(value=q["value"], width=q["upper"] - q["lower"])
+            lo, hi = q["lower"], q["upper"]
+        else:
+            row.update(qrenyi_error=out.stderr.strip())
+        for name, solver in (("clarabel", cp.CLARABEL), ("scs", cp.SCS)):
+            t, v, st = timed(solve, "dmax", "trace", 0.1, rho, sigma, solver)
+            row[f"{name}_s"] = t
+            row[f"{name}_status"] = st
+            if v is not None:
+                row[f"{name}_value"] = float(v)
+                if lo is not None:
+                    row[f"{name}_outside_bracket"] = max(0.0, lo - v, v - hi)
+        print(json.dumps(row), flush=True)
+
+
 def timed(f, *a):
     best, out = float("inf"), None
     for _ in range(PEER_REPS["n"]):
@@ -236,6 +327,13 @@ def main():
     f.add_argument("out")
     rf = sub.add_parser("rank-fixture", help="purified-ball pairs with a dual of rank >= 2")
     rf.add_argument("out")
+    bf = sub.add_parser("binding-fixture", help="trace-ball pairs where Tr R <= 1 binds")
+    bf.add_argument("out")
+    bb = sub.add_parser("bench-binding", help="time the binding trace-ball pairs")
+    bb.add_argument("--qrenyi", default="target/release/qrenyi")
+    bb.add_argument("--reps", type=int, default=3)
+    bb.add_argument("--peer-limit", type=float, default=None)
+    bb.add_argument("--inprocess", default=None)
     b = sub.add_parser("bench")
     b.add_argument("--qrenyi", default="target/release/qrenyi")
     b.add_argument("--dims", default="2,4,8,16,32")
@@ -253,6 +351,12 @@ def main():
         fixture(a.out)
     elif a.cmd == "rank-fixture":
         rank_fixture(a.out)
+    elif a.cmd == "binding-fixture":
+        binding_fixture(a.out)
+    elif a.cmd == "bench-binding":
+        QLIMIT["limit"] = a.peer_limit
+        INPROC["bin"] = a.inprocess
+        bench_binding(a.qrenyi, a.reps, a.peer_limit)
     else:
         QLIMIT["limit"] = a.qrenyi_limit
         INPROC["bin"] = a.inprocess

@@ -636,3 +636,72 @@ fn dmax_purified_pure_against_maximally_mixed() {
         }
     }
 }
+
+/// `trace_ball_low_rank` (docs/smooth.md, "Trace ball: the low-rank dual"): Ginibre pairs at
+/// d = 8, 16, 32 where `Tr ρ̃ ≤ 1` binds (tests/reference/smooth_trace_binding.json, from
+/// `benches/peers/smooth_peers.py binding-fixture`: cvxpy's own complex SDP solved by SCS at
+/// eps 1e-10). Each bracket is certified (width ≤ 1e-6·max(1, |v|)), contains the SCS value to
+/// SCS's accuracy (1e-7), and lies strictly above the unbounded ball's value (the constraint binds).
+#[test]
+fn trace_ball_low_rank_binding_against_cvxpy() {
+    let cases = reference_cases("smooth_trace_binding.json");
+    assert!(cases.len() >= 5);
+    for (c, rho, sigma) in &cases {
+        let b = smooth::max_divergence(rho, sigma, 0.1, Ball::Trace).unwrap();
+        assert!(
+            b.upper - b.lower <= 1e-6 * b.value.abs().max(1.0),
+            "d={}: {b:?}",
+            c["d"]
+        );
+        let reference = c["scs_1e-10"].as_f64().unwrap();
+        assert!(
+            contains(&b, reference, 1e-7),
+            "d={} seed={}: {b:?} vs cvxpy+SCS {reference}",
+            c["d"],
+            c["seed"]
+        );
+        let unbounded = smooth::max_divergence(rho, sigma, 0.1, Ball::TraceUnbounded).unwrap();
+        assert!(b.lower > unbounded.upper + 1e-5, "{b:?} vs {unbounded:?}");
+    }
+}
+
+/// `trace_ball_low_rank` on random Ginibre pairs (d = 6, 10, 12) where `Tr ρ̃ ≤ 1` binds (the
+/// trace ball's value above the unbounded ball's): certified brackets with `lower ≤ upper`, and
+/// the value nonincreasing in ε.
+#[test]
+fn trace_ball_low_rank_random_binding_monotone() {
+    let mut rng = ChaCha8Rng::seed_from_u64(1313);
+    let mut found = 0;
+    for _ in 0..40 {
+        if found >= 4 {
+            break;
+        }
+        let d = [6usize, 10, 12][found % 3];
+        let rho = DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap();
+        let sigma = mixed(
+            DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap(),
+            0.01,
+        );
+        let unbounded = smooth::max_divergence(&rho, &sigma, 0.1, Ball::TraceUnbounded).unwrap();
+        let b = match smooth::max_divergence(&rho, &sigma, 0.1, Ball::Trace) {
+            Ok(b) => b,
+            Err(e) => panic!("d={d}: {e} (unbounded {unbounded:?})"),
+        };
+        if b.lower <= unbounded.upper + 1e-7 {
+            continue; // Tr ρ̃ ≤ 1 does not bind: the saddle point decides
+        }
+        found += 1;
+        let mut last: Option<Bracket> = None;
+        for eps in [0.08, 0.1, 0.12] {
+            let b = smooth::max_divergence(&rho, &sigma, eps, Ball::Trace).unwrap();
+            assert!(b.lower <= b.upper, "d={d} ε={eps}: {b:?}");
+            assert!(b.upper - b.lower <= 1e-6 * b.value.abs().max(1.0));
+            if let Some(a) = last {
+                assert!(b.lower <= a.upper, "d={d} ε={eps}: {a:?} then {b:?}");
+                assert!(b.value < a.value, "d={d} ε={eps}: {a:?} then {b:?}");
+            }
+            last = Some(b);
+        }
+    }
+    assert!(found >= 4, "only {found} binding pairs");
+}

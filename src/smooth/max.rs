@@ -179,11 +179,7 @@ fn trace_ball_saddle(
 /// positive one, and `R = Q†ρP (t P†σP)⁻¹ P†ρQ − Q†ρQ` (the Schur complement that makes `ρ̃ ⪰ 0`).
 /// It satisfies `ρ̃ ⪯ tσ` when `R_+ ⪯ Q†(tσ − ρ)Q`, `Tr(ρ − ρ̃)_+ ≤ E_t(ρ‖σ)` and has the least trace
 /// of its family; the caller checks every constraint again. `None` if `P†σP` is singular.
-fn saddle_point(
-    rho: &DensityMatrix,
-    sigma: &DensityMatrix,
-    t: f64,
-) -> Result<Option<Saddle>> {
+fn saddle_point(rho: &DensityMatrix, sigma: &DensityMatrix, t: f64) -> Result<Option<Saddle>> {
     let (r, s) = (rho.matrix(), sigma.matrix());
     let (w, v) = eigh(&(r - &s.mapv(|z| z * t)))?;
     let rp = conjugate(r, &v);
@@ -194,8 +190,10 @@ fn saddle_point(
         out[[k, k]] -= w[k];
     }
     let cols = |idx: &[usize]| Array2::from_shape_fn((w.len(), idx.len()), |(i, j)| v[[i, idx[j]]]);
-    let positive = cols(&pos);
+    // every eigenvector of ρ − tσ, by descending eigenvalue (the first `pos.len()` positive)
+    let positive = cols(&(0..w.len()).rev().collect::<Vec<_>>());
     let mut negative = Array2::zeros((w.len(), 0));
+    let mut m = 0;
     if !pos.is_empty() && !neg.is_empty() {
         let block = |m: &Array2<Complex64>, a: &[usize], b: &[usize]| {
             Array2::from_shape_fn((a.len(), b.len()), |(i, j)| m[[a[i], b[j]]])
@@ -211,14 +209,11 @@ fn saddle_point(
         let (rl, rv) = eigh(&(schur - block(&rp, &neg, &neg)))?;
         let rplus: Vec<f64> = rl.iter().map(|&x| x.max(0.0)).collect();
         let n = recompose(&rv, &rplus);
-        // the range of R_+ in the standard basis (at least one column: the top one)
-        let top: Vec<usize> = (0..rl.len())
-            .filter(|&k| rl[k] > 0.0 || k + 1 == rl.len())
-            .collect();
-        let qv = cols(&neg);
-        negative = qv.dot(&Array2::from_shape_fn((neg.len(), top.len()), |(i, j)| {
-            rv[[i, top[j]]]
-        }));
+        // R's eigenvectors in the standard basis, by descending eigenvalue (the first m span R_+;
+        // at least one)
+        m = rl.iter().filter(|&&x| x > 0.0).count().max(1);
+        let k = rl.len();
+        negative = cols(&neg).dot(&Array2::from_shape_fn((k, k), |(i, j)| rv[[i, k - 1 - j]]));
         for (i, &a) in neg.iter().enumerate() {
             for (j, &b) in neg.iter().enumerate() {
                 out[[a, b]] += n[[i, j]];
@@ -228,17 +223,23 @@ fn saddle_point(
     Ok(Some(Saddle {
         point: conjugate(&out, &v.t().mapv(|z| z.conj())),
         positive,
+        p: pos.len(),
         negative,
+        m,
     }))
 }
 
-/// The saddle point of [`saddle_point`] and its two subspaces (orthonormal columns): the positive
-/// eigenspace of `ρ − tσ`, and the range of `N = R_+` (at least the top eigenvector of `R`; empty
-/// when either eigenspace of `ρ − tσ` is).
+/// The saddle point of [`saddle_point`] and its two subspaces (orthonormal columns): `positive`
+/// holds every eigenvector of `ρ − tσ` by descending eigenvalue, the first `p` spanning the
+/// positive eigenspace; `negative` the eigenvectors of `R` (on the nonpositive eigenspace `Q`, in
+/// the standard basis) by descending eigenvalue, the first `m` spanning the range of `N = R_+`
+/// (`m ≥ 1`; empty when either eigenspace of `ρ − tσ` is).
 struct Saddle {
     point: Array2<Complex64>,
     positive: Array2<Complex64>,
+    p: usize,
     negative: Array2<Complex64>,
+    m: usize,
 }
 
 /// Most L-BFGS iterations of [`trace_ball_low_rank`] (measured: 300–1500 on the Ginibre pairs at
@@ -273,58 +274,93 @@ fn trace_ball_low_rank(
     let Some(saddle) = saddle_point(rho, sigma, t_c)? else {
         return Ok(None);
     };
-    let (p, m) = (saddle.positive.ncols(), saddle.negative.ncols());
-    if p == 0 || m == 0 || p + m > d {
+    let (p0, m0) = (saddle.p, saddle.m);
+    if p0 == 0 || saddle.negative.ncols() == 0 {
         return Ok(None);
     }
     let eig = sigma.eigen()?;
     let (sl, sv) = (eig.values(), eig.vectors());
-    let sh = recompose(sv, &sl.iter().map(|&x| x.max(0.0).sqrt()).collect::<Vec<_>>());
-    let objective = |z: &[f64]| -> Option<(f64, Vec<f64>)> {
-        let (x, y, nu) = unpack_xy(z, d, p, m);
-        let (val, gx, gy, gnu) = trace_low_rank_objective(r, &sh, &x, &y, nu, eps).ok()??;
-        let mut g = pack_xy(&gx, &gy, gnu * nu * (1.0 - nu));
-        g.iter_mut().for_each(|v| *v = -*v);
-        Some((-val, g))
-    };
-    // start: the saddle point's subspaces, ν from a short grid
-    let mut start = None;
-    for nu0 in [0.003f64, 0.01, 0.03, 0.1, 0.3] {
-        let z = pack_xy(&saddle.positive, &saddle.negative, (nu0 / (1.0 - nu0)).ln());
-        if let Some((f0, _)) = objective(&z) {
-            if start.as_ref().is_none_or(|(bf, _)| f0 < *bf) {
-                start = Some((f0, z));
-            }
+    let sh = recompose(
+        sv,
+        &sl.iter().map(|&x| x.max(0.0).sqrt()).collect::<Vec<_>>(),
+    );
+    let first =
+        |m: &Array2<Complex64>, a: usize, b: usize| m.slice(ndarray::s![.., a..b]).to_owned();
+    let (mut lower, mut upper, mut value) = (f64::NEG_INFINITY, f64::INFINITY, f64::NAN);
+    // the saddle point's ranks (p, m) first, then one more on either side: the optimal G's
+    // inertia can differ from the saddle point's
+    for (dp, dm) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+        let (p, m) = (p0 + dp, m0 + dm);
+        if p > saddle.positive.ncols() || m > saddle.negative.ncols() || p + m > d {
+            continue;
         }
-    }
-    let Some((_, z0)) = start else {
-        return Ok(None);
-    };
-    let z = lbfgs(&objective, z0, LBFGS_ITERATIONS);
-    let (x, y, nu) = unpack_xy(&z, d, p, m);
-    let g = (&projector(&x)?.mapv(|c| c * (1.0 - nu)) - &projector(&y)?.mapv(|c| c * nu))
-        .mapv(|c| c);
-    let lower = trace_dual_bound(r, s, &sh, &g, eps)?;
-    let t_dual = match objective(&z) {
-        Some((f, _)) if -f > 0.0 => -f,
-        _ => return Ok(None),
-    };
-    let value = t_dual.ln();
-    // primal: ρ − UDU† on U = span[X Y], at t slightly above the dual's value
-    let b = ndarray::concatenate(ndarray::Axis(1), &[x.view(), y.view()])
-        .expect("same number of rows");
-    let u = orthonormal_columns(&b)?;
-    let w = complement(&u)?;
-    let mut upper = f64::INFINITY;
-    for eta in [1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4] {
-        let t = t_dual * (1.0 + eta);
-        if let Ok(Some(cand)) = trace_restricted_primal(r, s, &u, &w, t) {
-            if let Ok(up) = repaired_primal(rho, sigma, &cand, eps, Ball::Trace, Some(t)) {
-                upper = upper.min(up);
-                if Bracket::certified("", lower, upper, value).is_ok() {
-                    break;
+        let objective = |z: &[f64]| -> Option<(f64, Vec<f64>)> {
+            let (x, y, nu) = unpack_xy(z, d, p, m);
+            let (val, gx, gy, gnu) = trace_low_rank_objective(r, &sh, &x, &y, nu, eps).ok()??;
+            let mut g = pack_xy(&gx, &gy, gnu * nu * (1.0 - nu));
+            g.iter_mut().for_each(|v| *v = -*v);
+            Some((-val, g))
+        };
+        // start: the saddle point's subspaces, ν from a short grid
+        let (x0, y0) = (first(&saddle.positive, 0, p), first(&saddle.negative, 0, m));
+        let mut start = None;
+        for nu0 in [0.003f64, 0.01, 0.03, 0.1, 0.3] {
+            let z = pack_xy(&x0, &y0, (nu0 / (1.0 - nu0)).ln());
+            if let Some((f0, _)) = objective(&z) {
+                if start.as_ref().is_none_or(|(bf, _)| f0 < *bf) {
+                    start = Some((f0, z));
                 }
             }
+        }
+        let Some((_, z0)) = start else { continue };
+        let z = lbfgs(&objective, z0, LBFGS_ITERATIONS);
+        let (x, y, nu) = unpack_xy(&z, d, p, m);
+        let (Ok(px), Ok(py)) = (projector(&x), projector(&y)) else {
+            continue;
+        };
+        let g = &px.mapv(|c| c * (1.0 - nu)) - &py.mapv(|c| c * nu);
+        lower = lower.max(trace_dual_bound(r, s, &sh, &g, eps)?);
+        let t_dual = match objective(&z) {
+            Some((f, _)) if -f > 0.0 => -f,
+            _ => continue,
+        };
+        if value.is_nan() || t_dual.ln() > value {
+            value = t_dual.ln();
+        }
+        // primal: ρ − UDU† on U = span[X Y], then with the saddle point's next directions of
+        // either kind added, alternately (a larger U only relaxes the restriction; all of them
+        // span the whole space, tried only at d ≤ 16), at t slightly above the dual's value
+        let mut parts = vec![x.view(), y.view()];
+        for k in 0..d {
+            for (all, used) in [(&saddle.positive, p), (&saddle.negative, m)] {
+                if used + k < all.ncols() {
+                    parts.push(all.slice(ndarray::s![.., used + k..used + k + 1]));
+                }
+            }
+        }
+        let b = ndarray::concatenate(ndarray::Axis(1), &parts).expect("same number of rows");
+        let mut sizes = vec![p + m, p + m + 4, p + m + 12];
+        if d <= 16 {
+            sizes.push(b.ncols());
+        }
+        sizes.retain(|&k| k <= b.ncols());
+        'primal: for cols in sizes {
+            let u = orthonormal_columns(&first(&b, 0, cols))?;
+            let w = complement(&u)?;
+            for eta in [1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4] {
+                let t = t_dual * (1.0 + eta);
+                if let Ok(Some(cand)) = trace_restricted_primal(r, s, &u, &w, t) {
+                    if let Ok(up) = repaired_primal(rho, sigma, &cand, eps, Ball::Trace, Some(t)) {
+                        upper = upper.min(up);
+                        if Bracket::certified("", lower, upper, value).is_ok() {
+                            break 'primal;
+                        }
+                    }
+                }
+            }
+        }
+        if Bracket::certified("", lower, upper, value).is_ok() {
+            break;
         }
     }
     Ok(Some((lower, upper, value)))
@@ -385,7 +421,10 @@ fn trace_low_rank_objective(
     };
     let g = &px.mapv(|c| c * (1.0 - nu)) - &py.mapv(|c| c * nu);
     let (al, av) = eigh(&sh.dot(&g.dot(sh)))?;
-    let pos: Vec<f64> = al.iter().map(|&v| if v > 0.0 { 1.0 } else { 0.0 }).collect();
+    let pos: Vec<f64> = al
+        .iter()
+        .map(|&v| if v > 0.0 { 1.0 } else { 0.0 })
+        .collect();
     let den: f64 = al.iter().filter(|&&v| v > 0.0).sum();
     if !(den > 0.0 && den.is_finite()) {
         return Ok(None);
@@ -407,7 +446,7 @@ fn trace_low_rank_objective(
 /// `(Π_X, (X†X)⁻¹)`, `Π_X = X(X†X)⁻¹X†`; `None` when `X†X` is singular.
 fn projector_with(x: &Array2<Complex64>) -> Result<Option<(Array2<Complex64>, Array2<Complex64>)>> {
     let (gl, gv) = eigh(&x.t().mapv(|z| z.conj()).dot(x))?;
-    if !(gl[0] > 1e-14 * gl[gl.len() - 1].abs()) {
+    if gl[0].partial_cmp(&(1e-14 * gl[gl.len() - 1].abs())) != Some(std::cmp::Ordering::Greater) {
         return Ok(None);
     }
     let inv = recompose(&gv, &gl.iter().map(|&v| 1.0 / v).collect::<Vec<_>>());
@@ -416,11 +455,13 @@ fn projector_with(x: &Array2<Complex64>) -> Result<Option<(Array2<Complex64>, Ar
 
 /// `Π_X` (see [`projector_with`]); an error when `X†X` is singular.
 fn projector(x: &Array2<Complex64>) -> Result<Array2<Complex64>> {
-    projector_with(x)?.map(|(p, _)| p).ok_or_else(|| Error::SmoothNotCertified {
-        what: "smooth max-divergence (trace ball)".into(),
-        width: f64::INFINITY,
-        reason: "degenerate low-rank dual point".into(),
-    })
+    projector_with(x)?
+        .map(|(p, _)| p)
+        .ok_or_else(|| Error::SmoothNotCertified {
+            what: "smooth max-divergence (trace ball)".into(),
+            width: f64::INFINITY,
+            reason: "degenerate low-rank dual point".into(),
+        })
 }
 
 /// Real coordinates `(Re X, Im X, Re Y, Im Y, s)` (row-major), `ν = 1/(1 + e^{−s})`.
@@ -449,11 +490,14 @@ fn unpack_xy(
     (mat(0, p), mat(2 * d * p, m), nu)
 }
 
+/// A function with its gradient (`None` outside its domain), for [`lbfgs`].
+type Objective<'a> = dyn Fn(&[f64]) -> Option<(f64, Vec<f64>)> + 'a;
+
 /// Minimise `f` (value and gradient; `None` = outside the domain) by L-BFGS (memory 12,
 /// backtracking Armijo line search from the unit step). Stops after `iterations` steps, when the
 /// line search fails from the steepest-descent direction, or after 8 steps that lower `f` by less
 /// than `10⁻¹⁶|f|` (rounding level).
-fn lbfgs(f: &dyn Fn(&[f64]) -> Option<(f64, Vec<f64>)>, x0: Vec<f64>, iterations: usize) -> Vec<f64> {
+fn lbfgs(f: &Objective, x0: Vec<f64>, iterations: usize) -> Vec<f64> {
     let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
     let Some((mut fx, mut g)) = f(&x0) else {
         return x0;
@@ -475,7 +519,8 @@ fn lbfgs(f: &dyn Fn(&[f64]) -> Option<(f64, Vec<f64>)>, x0: Vec<f64>, iterations
             q.iter_mut().for_each(|v| *v *= gamma);
         } else {
             let gn = dot(&g, &g).sqrt();
-            q.iter_mut().for_each(|v| *v /= gn.max(1e-300) / (1.0 + dot(&x, &x).sqrt() * 1e-2));
+            q.iter_mut()
+                .for_each(|v| *v /= gn.max(1e-300) / (1.0 + dot(&x, &x).sqrt() * 1e-2));
         }
         for ((s, y, rho), a) in mem.iter().zip(alphas.iter().rev()) {
             let b = rho * dot(y, &q);
@@ -483,7 +528,7 @@ fn lbfgs(f: &dyn Fn(&[f64]) -> Option<(f64, Vec<f64>)>, x0: Vec<f64>, iterations
         }
         let mut dir: Vec<f64> = q.iter().map(|v| -v).collect();
         let mut slope = dot(&g, &dir);
-        if !(slope < 0.0) {
+        if slope.partial_cmp(&0.0) != Some(std::cmp::Ordering::Less) {
             mem.clear();
             dir = g.iter().map(|v| -v).collect();
             slope = dot(&g, &dir);
@@ -516,7 +561,11 @@ fn lbfgs(f: &dyn Fn(&[f64]) -> Option<(f64, Vec<f64>)>, x0: Vec<f64>, iterations
                 mem.pop_front();
             }
         }
-        stalls = if fx - ft <= 1e-16 * fx.abs() { stalls + 1 } else { 0 };
+        stalls = if fx - ft <= 1e-16 * fx.abs() {
+            stalls + 1
+        } else {
+            0
+        };
         (x, fx, g) = (xt, ft, gt);
         if stalls >= 8 {
             break;
@@ -525,18 +574,20 @@ fn lbfgs(f: &dyn Fn(&[f64]) -> Option<(f64, Vec<f64>)>, x0: Vec<f64>, iterations
     x
 }
 
-/// Orthonormal columns spanning those of `b` (via the Gram matrix; columns of `b` independent).
+/// Orthonormal columns spanning those of `b` (via the Gram matrix, dropping directions with a
+/// Gram eigenvalue below `10⁻¹²` of the largest), reorthonormalised once.
 fn orthonormal_columns(b: &Array2<Complex64>) -> Result<Array2<Complex64>> {
-    let (gl, gv) = eigh(&b.t().mapv(|z| z.conj()).dot(b))?;
-    if !(gl[0] > 1e-14 * gl[gl.len() - 1]) {
-        return Err(Error::SmoothNotCertified {
-            what: "smooth max-divergence (trace ball)".into(),
-            width: f64::INFINITY,
-            reason: "degenerate low-rank dual point".into(),
+    let mut b = b.clone();
+    for _ in 0..2 {
+        let (gl, gv) = eigh(&b.t().mapv(|z| z.conj()).dot(&b))?;
+        let top = gl[gl.len() - 1];
+        let keep: Vec<usize> = (0..gl.len()).filter(|&k| gl[k] > 1e-12 * top).collect();
+        let scaled = Array2::from_shape_fn((gv.nrows(), keep.len()), |(i, j)| {
+            gv[[i, keep[j]]] / gl[keep[j]].sqrt()
         });
+        b = b.dot(&scaled);
     }
-    let scaled = Array2::from_shape_fn(gv.dim(), |(i, j)| gv[[i, j]] / gl[j].sqrt());
-    Ok(b.dot(&scaled))
+    Ok(b)
 }
 
 /// Orthonormal columns spanning the orthogonal complement of the orthonormal columns `u`.
@@ -545,7 +596,9 @@ fn complement(u: &Array2<Complex64>) -> Result<Array2<Complex64>> {
     let proj = Array2::<Complex64>::eye(d) - u.dot(&u.t().mapv(|z| z.conj()));
     let (pl, pv) = eigh(&proj)?;
     let keep: Vec<usize> = (0..d).filter(|&k| pl[k] > 0.5).collect();
-    Ok(Array2::from_shape_fn((d, keep.len()), |(i, j)| pv[[i, keep[j]]]))
+    Ok(Array2::from_shape_fn((d, keep.len()), |(i, j)| {
+        pv[[i, keep[j]]]
+    }))
 }
 
 /// The trace-ball primal restricted to `ρ̃ = ρ − UDU†` at a fixed `t` (`U`, `W` orthonormal
@@ -575,7 +628,8 @@ fn trace_restricted_primal(
             return Ok(Some(uu));
         }
         let (wl, wv) = eigh(&block(m, w, w))?;
-        if !(wl[0] > 1e-14 * wl[wl.len() - 1].abs()) {
+        if wl[0].partial_cmp(&(1e-14 * wl[wl.len() - 1].abs())) != Some(std::cmp::Ordering::Greater)
+        {
             return Ok(None);
         }
         let inv = recompose(&wv, &wl.iter().map(|&v| 1.0 / v).collect::<Vec<_>>());

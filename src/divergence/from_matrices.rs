@@ -1,6 +1,6 @@
 //! Two raw matrices → two validated states for one [`Pair`](super::Pair), each PSD-checked the
 //! cheapest sound way for what the pair computes next, both at once where a second core is free
-//! (docs/PERFORMANCE.md, "In-process from raw matrices: validation that reuses work, side by side").
+//! (docs/PERFORMANCE.md, "In-process from raw matrices, side by side").
 
 use super::difference::{Operand, OperandError};
 use crate::error::Error;
@@ -71,10 +71,11 @@ fn validate(
 /// `DensityMatrix::with_options_decomposed` for [`Check::Decomposed`]) one after the other: the
 /// same accept/reject decisions, ρ's error first, the same matrices and decompositions.
 ///
-/// What differs is the schedule: when the two are square of one dimension `d` and
-/// [`side_by_side`] holds, both inputs' `O(d²)` checks (squareness, finiteness, Hermiticity, trace)
-/// run first, then the two PSD steps (a Cholesky factorisation or a full eigendecomposition each)
-/// run as two rayon tasks with one BLAS thread each.
+/// What differs is the schedule: when the two are square of one dimension `d ≥`
+/// [`CONCURRENT_FROM`] on the host, rayon has at least two threads and BLAS at most two, both
+/// inputs' `O(d²)` checks (squareness, finiteness, Hermiticity, trace) run first, then the two PSD
+/// steps (a Cholesky factorisation or a full eigendecomposition each) run as two rayon tasks with
+/// one BLAS thread each.
 ///
 /// Errors: the validation error tagged with its operand.
 pub fn states_from_matrices(

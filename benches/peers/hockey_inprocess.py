@@ -114,7 +114,9 @@ def main():
             assert abs(got - want) < 1e-12, (name, d, got, want)
             if before:
                 old = q_fn(before)
-                assert got == old, (name, d, got, old)
+                # bit-identical at the same BLAS thread count; the solve's thread count may
+                # differ between versions (rounding of the eigenvalues)
+                assert abs(got - old) <= 1e-13, (name, d, got, old)
             sides = {
                 "numpy": np_fn,
                 "new": lambda: q_fn(qrenyi),

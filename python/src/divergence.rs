@@ -7,6 +7,7 @@ use num_complex::Complex64;
 use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::prelude::*;
 use qrenyi::divergence::batch::{self, PARALLEL_BELOW};
+use qrenyi::divergence::small::SMALL_SPECTRAL_MAX;
 use qrenyi::divergence::{Family, Pair};
 use qrenyi::spectral::{with_single_blas_thread, Backend};
 use qrenyi::state::{DensityMatrix, Tolerance};
@@ -184,6 +185,53 @@ fn difference_direct(
             reason: e.to_string(),
         })
     }))
+}
+
+/// The two validated states of two single raw matrices of dimension `d >`
+/// [`SMALL_SPECTRAL_MAX`] for a quantity that builds a `Pair` (every kind but the hockey-stick and
+/// the trace distance), through the core's `states_from_matrices`: a state the quantity decomposes
+/// anyway is checked from its decomposition (no Cholesky; both states, except ρ of sandwiched
+/// orders all finite and `> 1`, which the direct route never decomposes), the two PSD steps side
+/// by side where a second core is free. The same errors as `validate_as` on ρ, then σ. `None` for
+/// other kinds and operands (below the small kernels' limit they decompose nothing), which come
+/// back unchanged.
+#[allow(clippy::type_complexity)]
+fn states_direct(
+    rho: Operand,
+    sigma: Operand,
+    kind: Kind,
+    ps: &[f64],
+    backend: Backend,
+) -> std::result::Result<PyResult<(DensityMatrix, DensityMatrix)>, Box<(Operand, Operand)>> {
+    use qrenyi::divergence::difference::Operand as Which;
+    use qrenyi::divergence::{states_from_matrices, Check};
+    let pair_kind = !matches!(kind, Kind::HockeyStick | Kind::TraceDistance);
+    let (r, s) = match (rho, sigma) {
+        (Operand::Matrix(r), Operand::Matrix(s)) if pair_kind && r.nrows() > SMALL_SPECTRAL_MAX => {
+            (r, s)
+        }
+        other => return Err(Box::new(other)),
+    };
+    let direct =
+        kind == Kind::Renyi(Family::Sandwiched) && ps.iter().all(|&a| a > 1.0 && a.is_finite());
+    let rho_check = if direct {
+        Check::Cholesky
+    } else {
+        Check::Decomposed
+    };
+    let checks = (rho_check, Check::Decomposed);
+    Ok(
+        states_from_matrices(r, s, checks, Tolerance::default(), backend).map_err(|(which, e)| {
+            let what = match which {
+                Some(Which::Sigma) => "sigma",
+                _ => "rho",
+            };
+            to_py(Error::Parse {
+                what: what.into(),
+                reason: e.to_string(),
+            })
+        }),
+    )
 }
 
 pub fn evaluate(pair: &Pair, kind: Kind, ps: &[f64], base: Base) -> Result<Vec<f64>> {
@@ -416,8 +464,19 @@ fn divergence<'py>(
                     Out::Scalar(v[0])
                 });
             }
-            let rho = Side::from("rho", rho, be).map_err(to_py)?;
-            let sigma = Side::from("sigma", sigma, be).map_err(to_py)?;
+            let (rho, sigma) = match states_direct(rho, sigma, kind_v, &ps, be) {
+                Ok(states) => {
+                    let (r, s) = states?;
+                    (Side::One(r), Side::One(s))
+                }
+                Err(operands) => {
+                    let (rho, sigma) = *operands;
+                    (
+                        Side::from("rho", rho, be).map_err(to_py)?,
+                        Side::from("sigma", sigma, be).map_err(to_py)?,
+                    )
+                }
+            };
             let n = match (rho.len(), sigma.len()) {
                 (None, None) => {
                     let (Side::One(r), Side::One(s)) = (&rho, &sigma) else {

@@ -238,3 +238,44 @@ def test_hockey_stick_and_trace_distance_validate_both_inputs_at_d_64():
     inside = _state_with_min(d, -0.5 * tol, 3)
     want = qrenyi.Pair(qrenyi.validate(inside), qrenyi.validate(good)).hockey_stick(2.0)
     assert qrenyi.divergence(inside, good, "hockey-stick", gamma=2.0) == pytest.approx(want, abs=1e-13)
+
+
+def test_pair_kinds_validate_both_inputs_side_by_side_at_d_64():
+    """Two raw matrices above the small kernels' size for a kind that builds a Pair: a state the
+    quantity decomposes anyway is checked from its decomposition, both checks side by side
+    (`states_from_matrices`); the errors are the sequential validation's, naming the operand
+    (ρ's first), and the values those of validated states."""
+    d = 64
+    tol = 1e-10 * math.sqrt(d)
+    good = _state_with_min(d, 0.01 / d, 4)
+    other = _state_with_min(d, 0.02 / d, 5)
+    not_psd = _state_with_min(d, -1.5 * tol, 6)
+    not_herm = good.copy()
+    not_herm[3, 7] += 2j * tol
+    bad_trace = good * (1 + 2 * tol)
+    calls = [("petz", {"alpha": 2.0}), ("sandwiched", {"alpha": 2.0}),
+             ("sandwiched", {"alpha": [0.5, 3.0]}), ("maximal", {"alpha": 2.0}),
+             ("umegaki", {}), ("bs", {}), ("max", {}), ("fidelity", {})]
+    for bad, msg in [(not_psd, "not positive semidefinite"), (not_herm, "not Hermitian"),
+                     (bad_trace, "trace is")]:
+        with pytest.raises(QrenyiError) as ref:
+            qrenyi.validate(bad)
+        for kind, extra in calls:
+            for rho, sigma, name in [(bad, good, "rho"), (good, bad, "sigma")]:
+                with pytest.raises(QrenyiError, match=msg) as got:
+                    qrenyi.divergence(rho, sigma, kind, **extra)
+                assert str(got.value) == f"cannot parse {name}: " + str(ref.value).split(": ", 1)[1]
+    with pytest.raises(QrenyiError, match="cannot parse rho: .*not positive semidefinite"):
+        qrenyi.divergence(not_psd, not_herm, "petz", alpha=2.0)
+    with pytest.raises(QrenyiError, match="cannot parse rho: .*not Hermitian"):
+        qrenyi.divergence(not_herm, not_psd, "sandwiched", alpha=2.0)
+    # accepted inputs, one just inside the tolerance: the values of validated states
+    inside = _state_with_min(d, -0.5 * tol, 7)
+    for rho, sigma in [(good, other), (inside, other), (good, inside)]:
+        pair = qrenyi.Pair(qrenyi.validate(rho), qrenyi.validate(sigma))
+        for kind, extra in calls:
+            got = qrenyi.divergence(rho, sigma, kind, **extra)
+            want = qrenyi.divergence(qrenyi.validate(rho), qrenyi.validate(sigma), kind, **extra)
+            assert np.allclose(got, want, rtol=1e-10, atol=1e-12), (kind, extra, got, want)
+        assert qrenyi.divergence(rho, sigma, "petz", alpha=2.0) == pytest.approx(
+            pair.renyi("petz", 2.0), rel=1e-10)

@@ -14,7 +14,7 @@ use num_complex::Complex64;
 
 /// Smallest dimension at which [`difference_from_matrices`] runs the PSD checks beside the
 /// eigensolve; below it (a solve of a few µs) the sequential route is as fast.
-pub const OVERLAP_FROM: usize = 32;
+pub const OVERLAP_FROM: usize = super::from_matrices::CONCURRENT_FROM;
 
 /// What [`difference_from_matrices`] computes from the eigenvalues of `ρ − γσ`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -91,11 +91,12 @@ fn values(
 /// (docs/conventions.md, "Validation tolerance"). After both inputs pass their `O(d²)` checks
 /// (squareness, finiteness, Hermiticity, trace) the two PSD checks run on one rayon thread while
 /// the eigensolves of `ρ − γσ` (which need only the symmetrised matrices) run on another; a value
-/// is returned only when both PSD checks accepted. This overlap is taken when BLAS runs one
-/// thread (so the second core would otherwise idle; the section pins it to one thread, the thread
-/// policy of [`crate::spectral::with_single_blas_thread`]), rayon has at least two threads, the
-/// dimension is at least [`OVERLAP_FROM`], the dimensions agree, every γ is valid and `backend`
-/// keeps this dimension on the host; otherwise the calls run one after the other.
+/// is returned only when both PSD checks accepted. This overlap is taken when BLAS runs at most
+/// two threads (the section pins it to one thread, the thread policy of
+/// [`crate::spectral::with_single_blas_thread`]: two single-threaded tasks use the cores that two
+/// BLAS threads would), rayon has at least two threads, the dimension is at least
+/// [`OVERLAP_FROM`], the dimensions agree, every γ is valid and `backend` keeps this dimension on
+/// the host (`from_matrices::side_by_side`); otherwise the calls run one after the other.
 ///
 /// Errors: a validation error tagged with its operand (ρ's first); then
 /// [`Error::DimensionMismatch`], the γ check and [`Error::Eigensolver`] untagged.
@@ -113,11 +114,8 @@ pub fn difference_from_matrices(
     };
     let overlap = rho.dim() == (d, d)
         && sigma.dim() == (d, d)
-        && d >= OVERLAP_FROM
         && gammas_ok
-        && !backend.uses_gpu(d)
-        && crate::spectral::blas_threads() == 1
-        && rayon::current_num_threads() >= 2;
+        && super::from_matrices::side_by_side(d, backend);
     if !overlap {
         return sequential(rho, sigma, what, tol, backend);
     }

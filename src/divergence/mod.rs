@@ -21,12 +21,14 @@ pub mod batch;
 pub mod classical;
 mod device;
 pub mod difference;
+pub mod from_matrices;
 mod petz;
 mod quantum;
 pub mod small;
 
 pub use device::sandwiched_from_matrices;
 pub use difference::{difference_from_matrices, Difference};
+pub use from_matrices::{states_from_matrices, Check};
 pub use quantum::{hockey_stick, Pair};
 
 use crate::error::{Error, Result};

@@ -1,0 +1,213 @@
+//! Two raw matrices → two validated states for one [`Pair`](super::Pair), each PSD-checked the
+//! cheapest sound way for what the pair computes next, both at once where a second core is free
+//! (docs/PERFORMANCE.md, "In-process from raw matrices, side by side").
+
+use super::difference::{Operand, OperandError};
+use crate::error::Error;
+use crate::spectral::Backend;
+use crate::state::density::{hermitian_unit_trace, psd_check};
+use crate::state::{DensityMatrix, Tolerance};
+use ndarray::Array2;
+use num_complex::Complex64;
+
+/// Smallest dimension at which [`states_from_matrices`] (and
+/// [`difference_from_matrices`](super::difference_from_matrices)) run the two inputs' PSD steps
+/// side by side; below it a step costs a few µs and the sequential route is as fast.
+pub const CONCURRENT_FROM: usize = 32;
+
+/// How one input of [`states_from_matrices`] is checked for positive semidefiniteness (both apply
+/// the documented decision, docs/conventions.md "Validation tolerance"; they can differ only for
+/// `λ_min` within `O(d·ε·‖H‖)` of `−tol`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    /// A shifted Cholesky factorisation ([`DensityMatrix::with_options`]): for a state the pair
+    /// does not decompose (ρ of the sandwiched orders α > 1, both states of the hockey-stick).
+    Cholesky,
+    /// From the eigendecomposition, computed now and cached
+    /// ([`DensityMatrix::with_options_decomposed`]): for a state the pair decomposes anyway —
+    /// no factorisation at all.
+    Decomposed,
+}
+
+/// Whether two independent PSD steps of dimension `d` run side by side (rayon, one BLAS thread
+/// each): rayon has at least two threads, BLAS runs at most two (so the two single-threaded steps
+/// use as many cores as one threaded step would — with more BLAS threads one large step keeps
+/// them, the thread policy), `d ≥` [`CONCURRENT_FROM`] and `backend` keeps `d` on the host.
+pub(crate) fn side_by_side(d: usize, backend: Backend) -> bool {
+    d >= CONCURRENT_FROM
+        && !backend.uses_gpu(d)
+        && crate::spectral::blas_threads() <= 2
+        && rayon::current_num_threads() >= 2
+}
+
+/// The PSD step of `check` on `h`, which passed [`hermitian_unit_trace`] with tolerance `t`.
+fn psd_step(
+    h: Array2<Complex64>,
+    t: f64,
+    check: Check,
+    backend: Backend,
+) -> crate::Result<DensityMatrix> {
+    match check {
+        Check::Cholesky => DensityMatrix::psd_by_cholesky(h, t, backend),
+        Check::Decomposed => DensityMatrix::psd_from_eigen(h, t, backend),
+    }
+}
+
+/// One input validated by `check` (the sequential route).
+fn validate(
+    m: Array2<Complex64>,
+    check: Check,
+    tol: Tolerance,
+    backend: Backend,
+) -> crate::Result<DensityMatrix> {
+    match check {
+        Check::Cholesky => DensityMatrix::with_options(m, tol, backend),
+        Check::Decomposed => DensityMatrix::with_options_decomposed(m, tol, backend),
+    }
+}
+
+/// Validate `rho` with `checks.0` and `sigma` with `checks.1` — the results and errors of
+/// `validate(ρ)` then `validate(σ)` (`DensityMatrix::with_options` for [`Check::Cholesky`],
+/// `DensityMatrix::with_options_decomposed` for [`Check::Decomposed`]) one after the other: the
+/// same accept/reject decisions, ρ's error first, the same matrices and decompositions.
+///
+/// What differs is the schedule: when the two are square of one dimension `d ≥`
+/// [`CONCURRENT_FROM`] on the host, rayon has at least two threads and BLAS at most two, both
+/// inputs' `O(d²)` checks (squareness, finiteness, Hermiticity, trace) run first, then the two PSD
+/// steps (a Cholesky factorisation or a full eigendecomposition each) run as two rayon tasks with
+/// one BLAS thread each.
+///
+/// Errors: the validation error tagged with its operand.
+pub fn states_from_matrices(
+    mut rho: Array2<Complex64>,
+    mut sigma: Array2<Complex64>,
+    checks: (Check, Check),
+    tol: Tolerance,
+    backend: Backend,
+) -> std::result::Result<(DensityMatrix, DensityMatrix), OperandError> {
+    let tag = |o: Operand| move |e: Error| (Some(o), e);
+    let d = rho.nrows();
+    if !(rho.dim() == (d, d) && sigma.dim() == (d, d) && side_by_side(d, backend)) {
+        let r = validate(rho, checks.0, tol, backend).map_err(tag(Operand::Rho))?;
+        let s = validate(sigma, checks.1, tol, backend).map_err(tag(Operand::Sigma))?;
+        return Ok((r, s));
+    }
+    // the O(d²) checks of both, in the sequential order: ρ's error first
+    let t_rho = hermitian_unit_trace(&mut rho, tol).map_err(tag(Operand::Rho))?;
+    let t_sigma = match hermitian_unit_trace(&mut sigma, tol) {
+        Ok(t) => t,
+        Err(e) => {
+            // the sequential route would have finished ρ's validation first
+            match checks.0 {
+                Check::Cholesky => psd_check(&rho, t_rho, backend).map(|_| ()),
+                Check::Decomposed => psd_step(rho, t_rho, checks.0, backend).map(|_| ()),
+            }
+            .map_err(tag(Operand::Rho))?;
+            return Err((Some(Operand::Sigma), e));
+        }
+    };
+    let (r, s) = crate::spectral::with_single_blas_thread(|| {
+        rayon::join(
+            || psd_step(rho, t_rho, checks.0, backend),
+            || psd_step(sigma, t_sigma, checks.1, backend),
+        )
+    });
+    let r = r.map_err(tag(Operand::Rho))?;
+    let s = s.map_err(tag(Operand::Sigma))?;
+    Ok((r, s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn hs(d: usize, seed: u64) -> Array2<Complex64> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        DensityMatrix::random_hilbert_schmidt(d, d, &mut rng)
+            .unwrap()
+            .matrix()
+            .clone()
+    }
+
+    /// Every combination of checks gives the sequential calls' states (same matrices, the
+    /// decomposition cached exactly for `Decomposed`) at a size that runs side by side.
+    #[test]
+    fn same_states_as_sequential_calls() {
+        let (r, s) = (hs(40, 1), hs(40, 2));
+        let (tol, be) = (Tolerance::default(), Backend::default());
+        for checks in [
+            (Check::Cholesky, Check::Cholesky),
+            (Check::Cholesky, Check::Decomposed),
+            (Check::Decomposed, Check::Decomposed),
+        ] {
+            let (a, b) = states_from_matrices(r.clone(), s.clone(), checks, tol, be).unwrap();
+            let a0 = validate(r.clone(), checks.0, tol, be).unwrap();
+            let b0 = validate(s.clone(), checks.1, tol, be).unwrap();
+            assert_eq!(a.matrix(), a0.matrix());
+            assert_eq!(b.matrix(), b0.matrix());
+            assert_eq!(a.is_decomposed(), checks.0 == Check::Decomposed);
+            assert_eq!(b.is_decomposed(), checks.1 == Check::Decomposed);
+            if checks.0 == Check::Cholesky {
+                assert!(a.is_psd_to_rounding());
+            }
+            // same decomposition within rounding (one BLAS thread here, maybe two there)
+            if checks.1 == Check::Decomposed {
+                let (x, y) = (b.eigen().unwrap().values(), b0.eigen().unwrap().values());
+                for (p, q) in x.iter().zip(y) {
+                    assert!((p - q).abs() <= 1e-14, "{p} vs {q}");
+                }
+            }
+        }
+    }
+
+    /// Errors: ρ's first, tagged with the operand, whichever check each input gets.
+    #[test]
+    fn errors_in_sequential_order() {
+        let d = 40;
+        let (tol, be) = (Tolerance::default(), Backend::default());
+        // clearly indefinite: a negative eigenvalue far below −tol
+        let mut bad = Array2::<Complex64>::zeros((d, d));
+        bad[[0, 0]] = Complex64::new(1.2, 0.0);
+        bad[[1, 1]] = Complex64::new(-0.2, 0.0);
+        let mut trace = hs(d, 4);
+        trace[[0, 0]] += Complex64::new(0.1, 0.0);
+        let good = hs(d, 5);
+        for c in [Check::Cholesky, Check::Decomposed] {
+            for c2 in [Check::Cholesky, Check::Decomposed] {
+                let e =
+                    states_from_matrices(bad.clone(), trace.clone(), (c, c2), tol, be).unwrap_err();
+                assert_eq!(e.0, Some(Operand::Rho));
+                assert!(
+                    matches!(e.1, Error::NotPositiveSemidefinite { .. }),
+                    "{:?}",
+                    e.1
+                );
+                let e = states_from_matrices(good.clone(), trace.clone(), (c, c2), tol, be)
+                    .unwrap_err();
+                assert_eq!(e.0, Some(Operand::Sigma));
+                assert!(matches!(e.1, Error::TraceNotOne { .. }), "{:?}", e.1);
+                let e =
+                    states_from_matrices(good.clone(), bad.clone(), (c, c2), tol, be).unwrap_err();
+                assert_eq!(e.0, Some(Operand::Sigma));
+                assert!(
+                    matches!(e.1, Error::NotPositiveSemidefinite { .. }),
+                    "{:?}",
+                    e.1
+                );
+                let e =
+                    states_from_matrices(trace.clone(), bad.clone(), (c, c2), tol, be).unwrap_err();
+                assert_eq!(e.0, Some(Operand::Rho));
+                assert!(matches!(e.1, Error::TraceNotOne { .. }), "{:?}", e.1);
+                // non-square and mismatched inputs take the sequential route
+                let e =
+                    states_from_matrices(Array2::zeros((d, d + 1)), good.clone(), (c, c2), tol, be)
+                        .unwrap_err();
+                assert_eq!(e.0, Some(Operand::Rho));
+                let (a, b) =
+                    states_from_matrices(good.clone(), hs(d / 2, 6), (c, c2), tol, be).unwrap();
+                assert_eq!((a.dim(), b.dim()), (d, d / 2));
+            }
+        }
+    }
+}

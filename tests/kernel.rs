@@ -340,20 +340,107 @@ fn kernel_divergence_in_place_route_matches_generic_route() {
                 "n = {n}: ρ spectrum {a} vs {b}"
             );
         }
-        for &alpha in alphas {
-            for &lambda in lambdas {
-                let want = generic.divergence(alpha, lambda).unwrap();
-                for (route, est) in [("from_samples", &fast), ("from_gram", &fast_gram)] {
-                    let got = est.divergence(alpha, lambda).unwrap();
-                    assert!(
-                        (got - want).abs() <= 1e-10 * want.abs().max(1.0),
-                        "n = {n}, m = {m}, α = {alpha}, λ = {lambda}, {route}: {got} vs {want} \
-                         (difference {:e})",
-                        (got - want).abs()
-                    );
-                }
-            }
+        let points: Vec<(f64, f64)> = alphas
+            .iter()
+            .flat_map(|&a| lambdas.iter().map(move |&l| (a, l)))
+            .collect();
+        assert_routes_agree(
+            (n, m),
+            &points,
+            &generic,
+            &[("from_samples", &fast), ("from_gram", &fast_gram)],
+        );
+    }
+}
+
+/// Each route's divergence at every `(α, λ)` of `points` agrees with the generic route's to the
+/// documented `1e-10·max(1, |D|)`.
+fn assert_routes_agree(
+    (n, m): (usize, usize),
+    points: &[(f64, f64)],
+    generic: &KernelDivergence,
+    routes: &[(&str, &KernelDivergence)],
+) {
+    for &(alpha, lambda) in points {
+        let want = generic.divergence(alpha, lambda).unwrap();
+        for (route, est) in routes {
+            let got = est.divergence(alpha, lambda).unwrap();
+            assert!(
+                (got - want).abs() <= 1e-10 * want.abs().max(1.0),
+                "n = {n}, m = {m}, α = {alpha}, λ = {lambda}, {route}: {got} vs {want} \
+                 (difference {:e})",
+                (got - want).abs()
+            );
         }
+    }
+}
+
+/// The overlapped construction (`K_YY` of size ≥ 1024: `dstedc` on one thread while the other
+/// applies `dsytrd`'s reflectors to `K_XY`, then `C = (K_XY Q) Z` in row blocks; docs/kernel.md,
+/// "eigh_times") against the generic route (`dsyevd`, `C = K_XY E`, one-stage values) on random
+/// problems, one with `n` above the two-stage crossover 2048, to the documented
+/// `1e-10·max(1, |D|)`. And deterministic: the same blocks built twice give the same `C`-derived
+/// numbers bit for bit — a race between the two threads (an earlier version let both threads apply
+/// the shared reflectors, which LAPACK modifies while it uses them) shows up as a difference.
+#[test]
+#[cfg(feature = "openblas")]
+fn kernel_divergence_overlapped_construction_matches_generic_route() {
+    let k = Kernel::new(KernelKind::Rbf, 3.0).unwrap();
+    for (seed, (n, m, d), shift, points) in [
+        (
+            31,
+            (1100, 1024, 4),
+            0.5,
+            &[(2.0, 1e-3), (f64::INFINITY, 1e-2)][..],
+        ),
+        (32, (700, 1200, 6), 1.0, &[(0.5, 0.1), (6.0, 1e-3)][..]),
+        // n above the two-stage crossover (the slowest case: one point)
+        (33, (2100, 1050, 3), 0.3, &[(2.0, 3e-3)][..]),
+    ] {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let x = gaussian(&mut rng, n, d, 0.0);
+        let y = gaussian(&mut rng, m, d, shift);
+        let blocks = || {
+            (
+                k.gram_sym(x.view()).unwrap(),
+                k.gram(x.view(), y.view()).unwrap(),
+                k.gram_sym(y.view()).unwrap(),
+            )
+        };
+        let fast = KernelDivergence::from_samples(x.view(), y.view(), &k).unwrap();
+        // twice on one BLAS thread (dsytrd's rounding then does not depend on the thread count,
+        // which other tests change): bitwise equal
+        let (once, twice) = qrenyi::spectral::with_single_blas_thread(|| {
+            let (kxx, kxy, kyy) = blocks();
+            let once = KernelDivergence::from_gram(kxx, kxy, kyy).unwrap();
+            let (kxx, kxy, kyy) = blocks();
+            (once, KernelDivergence::from_gram(kxx, kxy, kyy).unwrap())
+        });
+        assert_eq!(once.sigma_spectrum(), twice.sigma_spectrum());
+        assert_eq!(once.leakage().to_bits(), twice.leakage().to_bits());
+        let (kxx, kxy, kyy) = blocks();
+        let generic =
+            KernelDivergence::from_gram_with(kxx, kxy, kyy, qrenyi::spectral::Backend::Lapack)
+                .unwrap();
+        let (sf, sg) = (fast.sigma_spectrum(), generic.sigma_spectrum());
+        let top = sg[m - 1];
+        for (a, b) in sf.iter().zip(sg.iter()) {
+            assert!(
+                (a - b).abs() <= 1e-13 * top,
+                "n = {n}, m = {m}: σ spectrum {a} vs {b}"
+            );
+        }
+        let leak = (fast.leakage() - generic.leakage()).abs();
+        assert!(
+            leak <= 1e-12,
+            "n = {n}, m = {m}: leakage differs by {leak:e}"
+        );
+        assert_routes_agree(
+            (n, m),
+            points,
+            &generic,
+            &[("from_samples", &fast), ("from_gram", &once)],
+        );
     }
 }
 

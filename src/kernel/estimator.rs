@@ -84,6 +84,10 @@ fn decompose(
     }
     #[cfg(feature = "openblas")]
     if in_place(backend) {
+        if kyy.nrows() >= super::symmetric::OVERLAP_FROM {
+            let (nu, c) = super::symmetric::eigh_times(kyy, kxy)?;
+            return Ok((nu, c, None));
+        }
         let (nu, e) = super::symmetric::eigh_in_place(kyy)?;
         return Ok((nu, kxy.dot(&e), None));
     }
@@ -100,6 +104,15 @@ fn decompose(
 #[cfg(feature = "openblas")]
 fn in_place(backend: Backend) -> bool {
     backend == Backend::Auto
+}
+
+/// Whether `from_samples` takes the overlapped construction (`symmetric::eigh_times`): from
+/// [`super::symmetric::OVERLAP_FROM`] on, while its peak `3m² + nm` doubles stays within the budget
+/// `1.5 (n+m)²` (i.e. `m ≤ 1.87 n`); otherwise `dsyevd` before `K_XY` exists (peak `3m²`).
+#[cfg(feature = "openblas")]
+fn overlapped_within_budget(n: usize, m: usize) -> bool {
+    let (nf, mf) = (n as f64, m as f64);
+    m >= super::symmetric::OVERLAP_FROM && 3.0 * mf * mf + nf * mf <= 1.5 * (nf + mf) * (nf + mf)
 }
 
 /// `Tr Σ̂_P = (1/n) Σ_i K_XX[i, i]`, which must be positive.
@@ -271,6 +284,15 @@ impl KernelDivergence {
                     left: x.ncols(),
                     right: y.ncols(),
                 });
+            }
+            let (n, m) = (x.nrows(), y.nrows());
+            if overlapped_within_budget(n, m) {
+                // K_XY must exist while K_YY is decomposed (its reflectors are applied to it
+                // while `dstedc` runs): peak 3m² + nm (docs/kernel.md § memory)
+                let kyy = kernel.gram_sym(y)?;
+                let kxy = kernel.gram(x, y)?;
+                let (nu, c) = super::symmetric::eigh_times(kyy, kxy)?;
+                return Self::assemble(kernel.gram_sym(x)?, nu, c, None, Backend::Auto);
             }
             // lowest peak memory: K_YY is decomposed (its eigenvectors overwrite it) before
             // K_XY and K_XX exist, and K_XY is gone before K_XX is built (docs/kernel.md § cost)

@@ -8,15 +8,56 @@
 //! build — the same numbers from the same driver.
 //!
 //! * [`eigh_in_place`]: `dsyevd` (divide and conquer) with vectors; the vectors overwrite the input.
-//! * [`eigvalsh_in_place`]: values only; the two-stage reduction `dsyevd_2stage` from
-//!   [`TWO_STAGE_FROM`] on (full → band by BLAS-3 blocks, then band → tridiagonal in cache), the
-//!   one-stage `dsyevd` below, where the matrix fits in cache and its BLAS-2 half is cheap.
+//! * [`eigh_times`]: the spectrum of `K_YY` and `C = K_XY E` without forming `E`: `dsytrd`, then
+//!   `dstedc` on the tridiagonal and the reflectors applied to `K_XY`'s own buffer *at the same
+//!   time* (one BLAS thread each), then one gemm (`docs/kernel.md` § kernel_divergence, "eigh_times").
+//! * [`eigvalsh_in_place`]: values only; the two-stage reduction from [`TWO_STAGE_FROM`] on
+//!   (`dsytrd_sy2sb`: full → band by BLAS-3 blocks; `dsytrd_sb2st`: band → tridiagonal in cache,
+//!   on one BLAS thread; `dsterf`), the one-stage `dsyevd` below, where the matrix fits in cache
+//!   and its BLAS-2 half is cheap.
 //! * [`sandwich_in_place`]: `a·K + b·W Wᵀ` with `W = C diag(s)`, by `dsyrk` rank-`k` updates of
 //!   one triangle over column blocks of `C` (half the flops of a gemm, `n·k` extra memory).
 
 use crate::error::{Error, Result};
 use crate::spectral::lapack::{dim_i32, lapack_error};
+use crate::spectral::with_single_blas_thread;
 use ndarray::{s, Array1, Array2, ArrayView2, ShapeBuilder};
+use std::sync::Mutex;
+
+// The two stages of LAPACK's `dsytrd_2stage` (LAPACK ≥ 3.7, exported by OpenBLAS), called one by
+// one so that the serial band → tridiagonal stage runs on one BLAS thread. String arguments are
+// single characters (no hidden lengths are read for them, as with the `lapack` crate's calls).
+extern "C" {
+    fn dsytrd_sy2sb_(
+        uplo: *const u8,
+        n: *const i32,
+        kd: *const i32,
+        a: *mut f64,
+        lda: *const i32,
+        ab: *mut f64,
+        ldab: *const i32,
+        tau: *mut f64,
+        work: *mut f64,
+        lwork: *const i32,
+        info: *mut i32,
+    );
+    fn dsytrd_sb2st_(
+        stage1: *const u8,
+        vect: *const u8,
+        uplo: *const u8,
+        n: *const i32,
+        kd: *const i32,
+        ab: *mut f64,
+        ldab: *const i32,
+        d: *mut f64,
+        e: *mut f64,
+        hous: *mut f64,
+        lhous: *const i32,
+        work: *mut f64,
+        lwork: *const i32,
+        info: *mut i32,
+    );
+}
 
 /// From this dimension on, values-only solves use the two-stage reduction (`dsyevd_2stage`).
 ///
@@ -25,6 +66,14 @@ use ndarray::{s, Array1, Array2, ArrayView2, ShapeBuilder};
 /// 32 MiB L3 cache, where its memory-bound `dsymv` half is cheap), the two tie at 2000, and the
 /// two-stage reduction is 1.8× faster at 4000.
 pub const TWO_STAGE_FROM: usize = 2048;
+
+/// Bandwidth of the first stage of [`eigvalsh_in_place`]'s two-stage reduction (measured at
+/// `n = 4000`, one thread: 32, 64, 128 take 3.6, 3.4, 3.8 CPU-s for both stages).
+const BAND: usize = 64;
+
+/// From this dimension of `K_YY` on, [`eigh_times`] is the construction route: below it the
+/// matrices fit in cache and one `dsyevd` call is as fast as the two overlapped threads.
+pub const OVERLAP_FROM: usize = 1024;
 
 /// Columns of `C` per `dsyrk` update in [`sandwich_in_place`] (the scaled block is `n × 256`).
 const UPDATE_BLOCK: usize = 256;
@@ -65,16 +114,9 @@ fn into_buffer(a: Array2<f64>) -> Vec<f64> {
     buf
 }
 
-/// Which LAPACK driver a values-only or full solve uses.
-#[derive(Clone, Copy)]
-enum Driver {
-    OneStage,
-    TwoStage,
-}
-
-/// `?syevd` on `buf` (`n × n`, column-major, lower triangle read): eigenvalues ascending; with
+/// `dsyevd` on `buf` (`n × n`, column-major, lower triangle read): eigenvalues ascending; with
 /// `vectors` the eigenvectors overwrite `buf` (columns).
-fn syevd(buf: &mut [f64], n: usize, vectors: bool, driver: Driver) -> Result<Vec<f64>> {
+fn syevd(buf: &mut [f64], n: usize, vectors: bool) -> Result<Vec<f64>> {
     let uplo = b'L';
     let ni = dim_i32(n)?;
     let mut w = vec![0.0; n];
@@ -88,10 +130,7 @@ fn syevd(buf: &mut [f64], n: usize, vectors: bool, driver: Driver) -> Result<Vec
         buf.len()
     );
     let jobz = if vectors { b'V' } else { b'N' };
-    let name = match driver {
-        Driver::OneStage => "dsyevd",
-        Driver::TwoStage => "dsyevd_2stage",
-    };
+    let name = "dsyevd";
     // lwork = liwork = −1 is the workspace query: it writes work[0] and iwork[0] only
     let call =
         |buf: &mut [f64], w: &mut [f64], work: &mut [f64], lw: i32, iwork: &mut [i32], li: i32| {
@@ -101,16 +140,7 @@ fn syevd(buf: &mut [f64], n: usize, vectors: bool, driver: Driver) -> Result<Vec
             let mut info = 0;
             // SAFETY: `buf` is n×n with lda = n (asserted above), `w` has n elements, and the
             // workspaces hold at least the lengths passed (one element each for the query).
-            unsafe {
-                match driver {
-                    Driver::OneStage => {
-                        lapack::dsyevd(jobz, uplo, ni, buf, ni, w, work, lw, iwork, li, &mut info)
-                    }
-                    Driver::TwoStage => lapack::dsyevd_2stage(
-                        jobz, uplo, ni, buf, ni, w, work, lw, iwork, li, &mut info,
-                    ),
-                }
-            }
+            unsafe { lapack::dsyevd(jobz, uplo, ni, buf, ni, w, work, lw, iwork, li, &mut info) }
             info
         };
     let (mut wq, mut iq) = ([0.0f64], [0i32]);
@@ -138,6 +168,110 @@ fn syevd(buf: &mut [f64], n: usize, vectors: bool, driver: Driver) -> Result<Vec
     Ok(w)
 }
 
+/// Eigenvalues (ascending) of the `n × n` symmetric matrix in `buf` (column-major, lower triangle
+/// read, destroyed) by the two-stage reduction: `dsytrd_sy2sb` (full → band of width [`BAND`],
+/// BLAS-3, default BLAS threads), `dsytrd_sb2st` (band → tridiagonal, on one BLAS thread: it is
+/// serial, and OpenBLAS's threading of its many small calls only costs time), `dsterf`.
+/// The stages of `dsyevd_2stage`'s values-only path, called one by one.
+fn two_stage_values(buf: &mut [f64], n: usize) -> Result<Vec<f64>> {
+    let ni = dim_i32(n)?;
+    assert_eq!(
+        buf.len(),
+        n * n,
+        "two_stage_values: buffer of {}",
+        buf.len()
+    );
+    let kd = BAND.min(n.saturating_sub(1)).max(1);
+    let (kdi, ldab) = (dim_i32(kd)?, dim_i32(kd + 1)?);
+    let mut ab = vec![0.0; (kd + 1) * n];
+    let mut tau = vec![0.0; n];
+    // first stage: workspace query (lwork = −1, writes work[0] only), then the call
+    let mut sy2sb = |work: &mut [f64], lw: i32| -> Result<()> {
+        assert!(lw == -1 || usize::try_from(lw).is_ok_and(|l| l <= work.len()));
+        let mut info = 0;
+        // SAFETY: `buf` is n×n (lda = n, asserted), `ab` is (kd+1)×n (ldab = kd+1), `tau` has
+        // n ≥ n − kd elements, `work` holds lw elements (one for the query).
+        unsafe {
+            dsytrd_sy2sb_(
+                &b'L',
+                &ni,
+                &kdi,
+                buf.as_mut_ptr(),
+                &ni,
+                ab.as_mut_ptr(),
+                &ldab,
+                tau.as_mut_ptr(),
+                work.as_mut_ptr(),
+                &lw,
+                &mut info,
+            );
+        }
+        if info != 0 {
+            return Err(lapack_error("dsytrd_sy2sb", info));
+        }
+        Ok(())
+    };
+    let mut wq = [0.0f64];
+    sy2sb(&mut wq, -1)?;
+    let lw = work_len("dsytrd_sy2sb", wq[0])?.max(n * kd);
+    sy2sb(&mut vec![0.0; lw], dim_i32(lw)?)?;
+    let mut d = vec![0.0; n];
+    let mut e = vec![0.0; n];
+    with_single_blas_thread(|| -> Result<()> {
+        // second stage: queries of both workspaces (−1 each), then the call
+        let mut sb2st = |hous: &mut [f64], lh: i32, work: &mut [f64], lw: i32| -> Result<()> {
+            assert!(lh == -1 || usize::try_from(lh).is_ok_and(|l| l <= hous.len()));
+            assert!(lw == -1 || usize::try_from(lw).is_ok_and(|l| l <= work.len()));
+            let mut info = 0;
+            // SAFETY: `ab` is (kd+1)×n with ldab = kd+1, `d` has n and `e` n ≥ n − 1 elements,
+            // the workspaces hold the lengths passed (one element each for the query).
+            unsafe {
+                dsytrd_sb2st_(
+                    &b'N',
+                    &b'N',
+                    &b'L',
+                    &ni,
+                    &kdi,
+                    ab.as_mut_ptr(),
+                    &ldab,
+                    d.as_mut_ptr(),
+                    e.as_mut_ptr(),
+                    hous.as_mut_ptr(),
+                    &lh,
+                    work.as_mut_ptr(),
+                    &lw,
+                    &mut info,
+                );
+            }
+            if info != 0 {
+                return Err(lapack_error("dsytrd_sb2st", info));
+            }
+            Ok(())
+        };
+        let (mut hq, mut wq) = ([0.0f64], [0.0f64]);
+        sb2st(&mut hq, -1, &mut wq, -1)?;
+        let lh = work_len("dsytrd_sb2st", hq[0])?;
+        let lw = work_len("dsytrd_sb2st", wq[0])?;
+        sb2st(
+            &mut vec![0.0; lh],
+            dim_i32(lh)?,
+            &mut vec![0.0; lw],
+            dim_i32(lw)?,
+        )?;
+        let mut info = 0;
+        // SAFETY: `d` has n elements and `e` at least n − 1.
+        unsafe { lapack::dsterf(ni, &mut d, &mut e, &mut info) };
+        if info != 0 {
+            return Err(lapack_error("dsterf", info));
+        }
+        Ok(())
+    })?;
+    if d.iter().any(|v| !v.is_finite()) {
+        return Err(lapack_error("dsterf", i32::MAX));
+    }
+    Ok(d)
+}
+
 /// Full decomposition `A = E diag(ν) Eᵀ` of a real symmetric `a` (its lower triangle is read),
 /// ascending, by `dsyevd` on `a`'s own buffer: the eigenvectors overwrite it (peak memory `a` plus
 /// the `1 + 6n + 2n²` workspace, against a further `n²` for the copying [`crate::spectral`] call).
@@ -146,7 +280,7 @@ pub(crate) fn eigh_in_place(a: Array2<f64>) -> Result<(Array1<f64>, Array2<f64>)
     let n = a.nrows();
     assert_eq!(a.ncols(), n, "eigh_in_place: a {}×{} matrix", n, a.ncols());
     let mut buf = into_buffer(a);
-    let w = syevd(&mut buf, n, true, Driver::OneStage)?;
+    let w = syevd(&mut buf, n, true)?;
     let e = Array2::from_shape_vec((n, n).f(), buf).map_err(|e| Error::Eigensolver {
         backend: "dsyevd",
         reason: format!("unexpected output shape: {e}"),
@@ -155,7 +289,8 @@ pub(crate) fn eigh_in_place(a: Array2<f64>) -> Result<(Array1<f64>, Array2<f64>)
 }
 
 /// Eigenvalues (ascending) of a real symmetric `a` (its lower triangle is read), destroying it:
-/// `dsyevd_2stage` from [`TWO_STAGE_FROM`], `dsyevd` below; `jobz = 'N'`, small workspaces.
+/// the two-stage reduction ([`two_stage_values`]) from [`TWO_STAGE_FROM`], `dsyevd` below;
+/// small workspaces.
 pub(crate) fn eigvalsh_in_place(a: Array2<f64>) -> Result<Array1<f64>> {
     let n = a.nrows();
     assert_eq!(
@@ -166,12 +301,300 @@ pub(crate) fn eigvalsh_in_place(a: Array2<f64>) -> Result<Array1<f64>> {
         a.ncols()
     );
     let mut buf = into_buffer(a);
-    let driver = if n >= TWO_STAGE_FROM {
-        Driver::TwoStage
+    let w = if n >= TWO_STAGE_FROM {
+        two_stage_values(&mut buf, n)?
     } else {
-        Driver::OneStage
+        syevd(&mut buf, n, false)?
     };
-    Ok(Array1::from(syevd(&mut buf, n, false, driver)?))
+    Ok(Array1::from(w))
+}
+
+/// `Qᵀ B` in place for the `rows × cols` column-major block `b` (`rows = m`), `Q` the orthogonal
+/// factor of `dsytrd('L')` whose reflectors are in `a` (`m × m`) and `tau`.
+fn apply_reflectors_t(a: &[f64], tau: &[f64], m: usize, b: &mut [f64]) -> Result<()> {
+    let mi = dim_i32(m)?;
+    let cols = b.len() / m;
+    assert!(a.len() == m * m && b.len() == m * cols && tau.len() + 1 >= m);
+    let ci = dim_i32(cols)?;
+    let mut info = 0;
+    let mut wq = [0.0f64];
+    // SAFETY: query (lwork = −1): writes wq[0] only.
+    unsafe {
+        lapack::dormtr(
+            b'L', b'L', b'T', mi, ci, a, mi, tau, b, mi, &mut wq, -1, &mut info,
+        );
+    }
+    if info != 0 {
+        return Err(lapack_error("dormtr", info));
+    }
+    let lw = work_len("dormtr", wq[0])?;
+    let mut work = vec![0.0; lw];
+    // SAFETY: `a` is m×m (lda = m), `tau` has m − 1 elements, `b` is m×cols (ldc = m), `work`
+    // holds the queried length (asserted above).
+    unsafe {
+        lapack::dormtr(
+            b'L',
+            b'L',
+            b'T',
+            mi,
+            ci,
+            a,
+            mi,
+            tau,
+            b,
+            mi,
+            &mut work,
+            dim_i32(lw)?,
+            &mut info,
+        );
+    }
+    if info != 0 {
+        return Err(lapack_error("dormtr", info));
+    }
+    Ok(())
+}
+
+/// The spectrum `ν` (ascending) of a real symmetric `kyy` (`m × m`, lower triangle read) and
+/// `C = K_XY E` for `kyy = E diag(ν) Eᵀ`, without forming `E` (derivation: `docs/kernel.md`,
+/// "eigh_times"). `dsytrd` reduces `kyy` in its own buffer to `T = Qᵀ K_YY Q`. Then two threads
+/// with one BLAS thread each: a helper applies the reflectors, `P = K_XY Q`, to row blocks of
+/// `K_XY`'s own buffer (`dormtr`), while this thread computes the eigenvectors `Z` of `T`
+/// (`dstedc`); then both multiply finished row blocks by `Z`, `C_b = P_b Z` (gemm into a
+/// per-thread block, copied back over `P_b`). `E = Q Z` is `dsyevd`'s own back-transformation, so
+/// this is `dsyevd`'s decomposition with the products associated as `(K_XY Q) Z` instead of
+/// `K_XY (Q Z)`: the same flops, but the serial `dstedc` no longer leaves a core idle.
+///
+/// Only the helper touches the reflectors: LAPACK's `dorm2r`/`dlarft` overwrite a reflector's
+/// leading entry with 1 while they use it and restore it afterwards, so two threads applying the
+/// same reflectors race (measured: wrong values in some runs). Peak memory `3m² + nm` doubles
+/// (`K_YY`, `Z`, `dstedc`'s `m²` workspace, `K_XY`) plus two `block × m` buffers.
+pub(crate) fn eigh_times(kyy: Array2<f64>, kxy: Array2<f64>) -> Result<(Array1<f64>, Array2<f64>)> {
+    let m = kyy.nrows();
+    assert_eq!(kyy.ncols(), m, "eigh_times: K_YY is {}×{}", m, kyy.ncols());
+    let n = kxy.nrows();
+    assert_eq!(
+        kxy.ncols(),
+        m,
+        "eigh_times: K_XY has {} columns, not {m}",
+        kxy.ncols()
+    );
+    if m < 2 || n == 0 {
+        let (nu, e) = eigh_in_place(kyy)?;
+        return Ok((nu, kxy.dot(&e)));
+    }
+    let mi = dim_i32(m)?;
+    let mut a = into_buffer(kyy);
+    let (mut d, mut e, mut tau) = (vec![0.0; m], vec![0.0; m - 1], vec![0.0; m - 1]);
+    let mut info = 0;
+    let mut wq = [0.0f64];
+    // SAFETY: query (lwork = −1): writes wq[0] only.
+    unsafe {
+        lapack::dsytrd(
+            b'L', mi, &mut a, mi, &mut d, &mut e, &mut tau, &mut wq, -1, &mut info,
+        )
+    };
+    if info != 0 {
+        return Err(lapack_error("dsytrd", info));
+    }
+    let lw = work_len("dsytrd", wq[0])?;
+    let mut work = vec![0.0; lw];
+    // SAFETY: `a` is m×m (lda = m), `d` has m, `e` and `tau` m − 1 elements, `work` lw.
+    unsafe {
+        lapack::dsytrd(
+            b'L',
+            mi,
+            &mut a,
+            mi,
+            &mut d,
+            &mut e,
+            &mut tau,
+            &mut work,
+            dim_i32(lw)?,
+            &mut info,
+        );
+    }
+    if info != 0 {
+        return Err(lapack_error("dsytrd", info));
+    }
+    drop(work);
+    // row-major K_XY (n × m) read column-major is K_YX (m × n): Qᵀ K_YX = (K_XY Q)ᵀ = Pᵀ, i.e.
+    // the same buffer read row-major is P; its rows (columns of K_YX) are independent blocks
+    let mut p = if kxy.is_standard_layout() {
+        kxy
+    } else {
+        kxy.as_standard_layout().into_owned()
+    };
+    let rows = (n / 16).max(128).min(n);
+    let blocks: Vec<Mutex<&mut [f64]>> = p
+        .as_slice_mut()
+        .expect("standard layout")
+        .chunks_mut(rows * m)
+        .map(Mutex::new)
+        .collect();
+    let progress = Progress::default();
+    let next_gemm = std::sync::atomic::AtomicUsize::new(0);
+    let zcell: std::sync::OnceLock<Array2<f64>> = std::sync::OnceLock::new();
+    let (a, tau) = (a, tau);
+    // C_b = P_b Z for every finished block not yet taken (both threads, once Z exists)
+    let multiply = || -> Result<()> {
+        let Some(z) = progress.wait_z(&zcell) else {
+            return Ok(()); // dstedc failed: its error is reported below
+        };
+        let mut out = Array2::<f64>::zeros((rows, m));
+        loop {
+            let b = next_gemm.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if b >= blocks.len() || !progress.wait_applied(b) {
+                return Ok(());
+            }
+            let mut g = blocks[b].lock().unwrap_or_else(|e| e.into_inner());
+            let r = g.len() / m;
+            let pb = ndarray::ArrayViewMut2::from_shape((r, m), &mut g[..]).map_err(|e| {
+                Error::Eigensolver {
+                    backend: "dgemm",
+                    reason: e.to_string(),
+                }
+            })?;
+            let mut ob = out.slice_mut(s![..r, ..]);
+            ndarray::linalg::general_mat_mul(1.0, &pb.view(), z, 0.0, &mut ob);
+            let mut pb = pb;
+            pb.assign(&ob);
+        }
+    };
+    let (stedc, helper, mine) = with_single_blas_thread(|| {
+        std::thread::scope(|scope| {
+            let helper = scope.spawn(|| -> Result<()> {
+                for (b, block) in blocks.iter().enumerate() {
+                    let mut g = block.lock().unwrap_or_else(|e| e.into_inner());
+                    if let Err(err) = apply_reflectors_t(&a, &tau, m, &mut g) {
+                        progress.fail();
+                        return Err(err);
+                    }
+                    drop(g);
+                    progress.applied(b + 1);
+                }
+                multiply()
+            });
+            let mut z = vec![0.0; m * m];
+            let stedc = stedc_vectors(&mut d, &mut e, &mut z, m).and_then(|()| {
+                Array2::from_shape_vec((m, m).f(), z).map_err(|e| Error::Eigensolver {
+                    backend: "dstedc",
+                    reason: format!("unexpected output shape: {e}"),
+                })
+            });
+            let mine = match stedc {
+                Ok(z) => {
+                    let _ = zcell.set(z);
+                    progress.z_ready();
+                    multiply().map(|()| Ok(()))
+                }
+                Err(err) => {
+                    progress.fail();
+                    Ok(Err(err))
+                }
+            };
+            let helper = helper.join().unwrap_or_else(|_| {
+                Err(Error::Eigensolver {
+                    backend: "dormtr",
+                    reason: "a worker thread panicked".into(),
+                })
+            });
+            let (stedc, mine) = match mine {
+                Ok(s) => (s, Ok(())),
+                Err(err) => (Ok(()), Err(err)),
+            };
+            (stedc, helper, mine)
+        })
+    });
+    stedc?;
+    helper?;
+    mine?;
+    drop(blocks);
+    Ok((Array1::from(d), p))
+}
+
+/// Hand-over between the two threads of [`eigh_times`]: how many row blocks have their
+/// reflectors applied, whether `Z` exists, whether either thread failed.
+#[derive(Default)]
+struct Progress {
+    state: Mutex<(usize, bool, bool)>,
+    changed: std::sync::Condvar,
+}
+
+impl Progress {
+    fn update(&self, f: impl FnOnce(&mut (usize, bool, bool))) {
+        let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut g);
+        self.changed.notify_all();
+    }
+    fn applied(&self, blocks: usize) {
+        self.update(|s| s.0 = blocks);
+    }
+    fn z_ready(&self) {
+        self.update(|s| s.1 = true);
+    }
+    fn fail(&self) {
+        self.update(|s| s.2 = true);
+    }
+    /// Waits until block `b` has its reflectors applied; false if a thread failed.
+    fn wait_applied(&self, b: usize) -> bool {
+        let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while g.0 <= b && !g.2 {
+            g = self.changed.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+        !g.2
+    }
+    /// Waits until `Z` exists (`None` if a thread failed first).
+    fn wait_z<'a>(&self, z: &'a std::sync::OnceLock<Array2<f64>>) -> Option<&'a Array2<f64>> {
+        let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while !g.1 && !g.2 {
+            g = self.changed.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+        if g.2 {
+            None
+        } else {
+            z.get()
+        }
+    }
+}
+
+/// Eigenvalues (into `d`, ascending) and eigenvectors (`z`, column-major `m × m`) of the
+/// symmetric tridiagonal matrix with diagonal `d` and off-diagonal `e`: `dstedc('I')`.
+fn stedc_vectors(d: &mut [f64], e: &mut [f64], z: &mut [f64], m: usize) -> Result<()> {
+    let mi = dim_i32(m)?;
+    assert!(d.len() == m && e.len() + 1 >= m && z.len() == m * m);
+    let mut info = 0;
+    let (mut wq, mut iq) = ([0.0f64], [0i32]);
+    // SAFETY: query (lwork = liwork = −1): writes wq[0] and iq[0] only.
+    unsafe { lapack::dstedc(b'I', mi, d, e, z, mi, &mut wq, -1, &mut iq, -1, &mut info) };
+    if info != 0 {
+        return Err(lapack_error("dstedc", info));
+    }
+    let lw = work_len("dstedc", wq[0])?;
+    let li = work_len("dstedc", f64::from(iq[0]))?;
+    let (mut work, mut iwork) = (vec![0.0; lw], vec![0i32; li]);
+    // SAFETY: `d` has m, `e` m − 1 elements, `z` is m×m (ldz = m), workspaces as queried.
+    unsafe {
+        lapack::dstedc(
+            b'I',
+            mi,
+            d,
+            e,
+            z,
+            mi,
+            &mut work,
+            dim_i32(lw)?,
+            &mut iwork,
+            dim_i32(li)?,
+            &mut info,
+        );
+    }
+    if info != 0 {
+        return Err(lapack_error("dstedc", info));
+    }
+    if d.iter().any(|v| !v.is_finite()) {
+        return Err(lapack_error("dstedc", i32::MAX));
+    }
+    Ok(())
 }
 
 /// `a·K + b·W Wᵀ` with `W = C diag(scale)` (`K` symmetric `n × n`, `C` `n × m`): the logical
@@ -285,7 +708,7 @@ mod tests {
         let n = 300;
         let a = symmetric(n, 3);
         let mut buf = into_buffer(a.clone());
-        let w2 = syevd(&mut buf, n, false, Driver::TwoStage).unwrap();
+        let w2 = two_stage_values(&mut buf, n).unwrap();
         let w1 = Backend::Lapack.eigvalsh_real(a.view()).unwrap();
         let scale = w1.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         for (x, y) in w2.iter().zip(&w1) {

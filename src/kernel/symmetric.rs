@@ -463,6 +463,7 @@ pub(crate) fn eigh_times(kyy: Array2<f64>, kxy: Array2<f64>) -> Result<(Array1<f
     let (stedc, helper, mine) = with_single_blas_thread(|| {
         std::thread::scope(|scope| {
             let helper = scope.spawn(|| -> Result<()> {
+                let _unwind = FailOnUnwind(&progress);
                 for (b, block) in blocks.iter().enumerate() {
                     let mut g = block.lock().unwrap_or_else(|e| e.into_inner());
                     if let Err(err) = apply_reflectors_t(&a, &tau, m, &mut g) {
@@ -474,6 +475,7 @@ pub(crate) fn eigh_times(kyy: Array2<f64>, kxy: Array2<f64>) -> Result<(Array1<f
                 }
                 multiply()
             });
+            let _unwind = FailOnUnwind(&progress);
             let mut z = vec![0.0; m * m];
             let stedc = stedc_vectors(&mut d, &mut e, &mut z, m).and_then(|()| {
                 Array2::from_shape_vec((m, m).f(), z).map_err(|e| Error::Eigensolver {
@@ -510,6 +512,18 @@ pub(crate) fn eigh_times(kyy: Array2<f64>, kxy: Array2<f64>) -> Result<(Array1<f
     mine?;
     drop(blocks);
     Ok((Array1::from(d), p))
+}
+
+/// Marks the hand-over failed when its thread unwinds, so that a panic on one thread of
+/// [`eigh_times`] cannot leave the other waiting forever (the scope then re-raises the panic).
+struct FailOnUnwind<'a>(&'a Progress);
+
+impl Drop for FailOnUnwind<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.fail();
+        }
+    }
 }
 
 /// Hand-over between the two threads of [`eigh_times`]: how many row blocks have their

@@ -355,6 +355,7 @@ fn kernel_divergence_in_place_route_matches_generic_route() {
 
 /// Each route's divergence at every `(α, λ)` of `points` agrees with the generic route's to the
 /// documented `1e-10·max(1, |D|)`.
+#[cfg(feature = "openblas")] // both callers compare LAPACK routes
 fn assert_routes_agree(
     (n, m): (usize, usize),
     points: &[(f64, f64)],

@@ -1,6 +1,8 @@
 //! The small-state kernel (`divergence::small`, `spectral::small`): its values against the LAPACK
 //! route within the documented error bounds on hard inputs, and no heap allocation on its hot path.
 //! (The mpmath fixtures of `tests/reference.rs` run it too: the default backend takes it at d ≤ 16.)
+//! Both tests compare against or serve the LAPACK route, so the file needs the `openblas` feature.
+#![cfg(feature = "openblas")]
 
 mod common;
 
@@ -127,8 +129,7 @@ const ALPHAS: [f64; 16] = [
 /// and the Jacobi solver) and LAPACK agree within the sum of their documented error bounds for
 /// every family at α from 1e-3 to 1e6 and ∞, on ill-conditioned, rank-deficient, identical and
 /// nearly degenerate pairs; `+∞` exactly where LAPACK's route says so.
-#[test]
-#[cfg(feature = "openblas")] // LAPACK is the reference route
+#[test] // LAPACK is the reference route
 fn small_kernel_within_documented_bounds() {
     let mut checked = 0;
     for d in [2usize, 3, 4, 5, 8, 12, 16] {
@@ -189,8 +190,7 @@ fn small_kernel_within_documented_bounds() {
 /// no heap allocation — Petz (any order) and Umegaki at d ≤ 8 (`divergence::small::SMALL_PAIR_MAX`),
 /// sandwiched α > 1 up to `divergence::small::SMALL_SANDWICHED_MAX` (12) and maximal α ≥ 1 up to
 /// `divergence::small::SMALL_SPECTRAL_MAX` (16).
-#[test]
-#[cfg(feature = "openblas")] // the kernel serves Backend::Auto, the default backend only with LAPACK
+#[test] // the kernel serves Backend::Auto, the default backend only with LAPACK
 fn small_kernel_allocates_nothing() {
     use qrenyi::divergence::small::{SMALL_PAIR_MAX, SMALL_SANDWICHED_MAX, SMALL_SPECTRAL_MAX};
     for d in [2usize, 3, 4, 5, 8, 12, 16] {

@@ -21,6 +21,7 @@ pub(crate) mod lapack;
 mod nalgebra_backend;
 mod products;
 pub mod small;
+pub mod small_lanes;
 
 #[cfg(feature = "cuda")]
 pub(crate) use backend::gpu_present;

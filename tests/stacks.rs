@@ -115,7 +115,6 @@ fn stack(ms: &[Array2<Complex64>]) -> Array3<Complex64> {
 
 /// Every (ρ, σ) of `rhos × sigmas` through the stack, compared with the per-pair API.
 fn compare(d: usize, rhos: &[Array2<Complex64>], sigmas: &[Array2<Complex64>]) -> (usize, usize) {
-    let (mut values, mut errors) = (0, 0);
     let (mut rs, mut ss) = (Vec::new(), Vec::new());
     for r in rhos {
         for s in sigmas {
@@ -123,6 +122,13 @@ fn compare(d: usize, rhos: &[Array2<Complex64>], sigmas: &[Array2<Complex64>]) -
             ss.push(s.clone());
         }
     }
+    compare_pairs(d, &rs, &ss)
+}
+
+/// The pairs `(rs[k], ss[k])` through the stack, compared with the per-pair API.
+fn compare_pairs(d: usize, rs: &[Array2<Complex64>], ss: &[Array2<Complex64>]) -> (usize, usize) {
+    let (mut values, mut errors) = (0, 0);
+    let (rs, ss) = (rs.to_vec(), ss.to_vec());
     let (ra, sa) = (stack(&rs), stack(&ss));
     for family in Family::ALL {
         for alphas in [
@@ -248,5 +254,20 @@ fn stacks_name_the_per_pair_api_errors_and_decide_the_threshold_alike() {
         let (_, e2) = compare(d, &good[..2], &bad);
         let (_, e3) = compare(d, &bad[..4], &bad[..4]);
         assert!(e1 > 0 && e2 > 0 && e3 > 0, "d={d}: errors exercised");
+    }
+}
+
+/// ρ = σ in every pair (and groups of four identical pairs): the four-at-a-time decompositions
+/// (`3 ≤ d ≤ 8`) against the per-pair API, including rank-deficient and κ = 10¹² states.
+#[test]
+fn stacks_of_equal_states_equal_the_per_pair_api() {
+    for d in [3, 4, 6, 8] {
+        let states = valid(d, 500 + d as u64);
+        let mut rs = Vec::new();
+        for s in &states {
+            rs.extend(std::iter::repeat_n(s.clone(), 4));
+        }
+        let (values, _) = compare_pairs(d, &rs, &rs);
+        assert!(values > 0);
     }
 }

@@ -159,7 +159,10 @@ pub const SMALL_STACK_BELOW: usize = 17;
 /// one-pair API's. The small-pair kernel evaluates the pair without building states; orders it
 /// declines fall back to a [`Pair`] of states that carry those decompositions. Sandwiched orders
 /// all finite and `> 1` at `d < 8` skip ρ's decomposition (`direct_sandwiched`, the one-pair API's
-/// direct route). Other sizes validate each matrix into a [`DensityMatrix`].
+/// direct route). Pairs run in groups of [`LANES`]: at `3 ≤ d ≤` [`LANES_MAX_DIM`] the fixed-size
+/// decompositions of a group's raw matrices are computed four at a time (`small_group`; the
+/// one-matrix Jacobi's numbers), any pair that route does not settle takes the one-pair route
+/// above. Other sizes validate each matrix into a [`DensityMatrix`].
 pub fn renyi_stacks(
     rho: Operand<'_>,
     sigma: Operand<'_>,
@@ -167,12 +170,43 @@ pub fn renyi_stacks(
     alphas: &[f64],
     tol: crate::state::Tolerance,
 ) -> Result<Vec<Result<Vec<f64>>>> {
-    let (n, dim, small) = stack_shape(rho, sigma)?;
-    let items: Vec<usize> = (0..n).collect();
-    Ok(run(&items, dim, |&k| {
-        let mut row = vec![0.0; alphas.len()];
-        stack_pair(rho, sigma, k, family, alphas, tol, small, &mut row).map(|_| row)
-    }))
+    let (n, dim, job) = StackJob::new(rho, sigma, family, alphas, tol)?;
+    let width = alphas.len();
+    let mut flat = vec![0.0; n * width];
+    let group = |(g, rows): (usize, &mut [f64])| stack_group(&job, g * LANES, rows);
+    let status: Vec<[Result<()>; LANES]> = if width == 0 {
+        // no orders: each pair still validated (the one-pair API's errors), no values
+        (0..n.div_ceil(LANES))
+            .map(|g| {
+                std::array::from_fn(|l| {
+                    let k = g * LANES + l;
+                    if k < n {
+                        stack_pair(rho, sigma, k, family, alphas, tol, job.small, &mut [])
+                    } else {
+                        Ok(())
+                    }
+                })
+            })
+            .collect()
+    } else if dim >= PARALLEL_BELOW || n < 2 {
+        flat.chunks_mut(width * LANES)
+            .enumerate()
+            .map(group)
+            .collect()
+    } else {
+        with_single_blas_thread(|| {
+            flat.par_chunks_mut(width * LANES)
+                .enumerate()
+                .map(group)
+                .collect()
+        })
+    };
+    Ok((0..n)
+        .map(|k| match &status[k / LANES][k % LANES] {
+            Ok(()) => Ok(flat[k * width..(k + 1) * width].to_vec()),
+            Err(e) => Err(e.clone()),
+        })
+        .collect())
 }
 
 /// [`renyi_stacks`] into one row-major `n × alphas.len()` buffer (no allocation per pair): the
@@ -187,24 +221,28 @@ pub fn renyi_stacks_flat(
     tol: crate::state::Tolerance,
 ) -> Result<std::result::Result<Vec<f64>, (usize, crate::Error)>> {
     use rayon::prelude::*;
-    let (n, dim, small) = stack_shape(rho, sigma)?;
+    let (n, dim, job) = StackJob::new(rho, sigma, family, alphas, tol)?;
     let width = alphas.len();
     if width == 0 {
         return Err(crate::Error::Empty("orders of a stack".into()));
     }
     let mut out = vec![0.0; n * width];
-    let one = |(k, row): (usize, &mut [f64])| {
-        stack_pair(rho, sigma, k, family, alphas, tol, small, row)
-            .err()
-            .map(|e| (k, e))
+    let first_error = |(g, rows): (usize, &mut [f64])| {
+        let status = stack_group(&job, g * LANES, rows);
+        status
+            .into_iter()
+            .enumerate()
+            .find_map(|(l, r)| r.err().map(|e| (g * LANES + l, e)))
     };
     let first = if dim >= PARALLEL_BELOW || n < 2 {
-        out.chunks_mut(width).enumerate().find_map(one)
+        out.chunks_mut(width * LANES)
+            .enumerate()
+            .find_map(first_error)
     } else {
         with_single_blas_thread(|| {
-            out.par_chunks_mut(width)
+            out.par_chunks_mut(width * LANES)
                 .enumerate()
-                .filter_map(one)
+                .filter_map(first_error)
                 .min_by_key(|(k, _)| *k)
         })
     };
@@ -212,6 +250,226 @@ pub fn renyi_stacks_flat(
         None => Ok(out),
         Some(e) => Err(e),
     })
+}
+
+/// What every pair of one [`renyi_stacks`] call shares.
+#[derive(Clone, Copy)]
+struct StackJob<'r, 's, 'a> {
+    rho: Operand<'r>,
+    sigma: Operand<'s>,
+    family: Family,
+    alphas: &'a [f64],
+    tol: crate::state::Tolerance,
+    /// Whether the small route applies (`stack_shape`).
+    small: bool,
+}
+
+impl<'r, 's, 'a> StackJob<'r, 's, 'a> {
+    /// The job, the number of pairs and the largest dimension (`stack_shape`).
+    fn new(
+        rho: Operand<'r>,
+        sigma: Operand<'s>,
+        family: Family,
+        alphas: &'a [f64],
+        tol: crate::state::Tolerance,
+    ) -> Result<(usize, usize, Self)> {
+        let (n, dim, small) = stack_shape(rho, sigma)?;
+        let job = StackJob {
+            rho,
+            sigma,
+            family,
+            alphas,
+            tol,
+            small,
+        };
+        Ok((n, dim, job))
+    }
+}
+
+/// Pairs `k0 … k0 + rows.len()/width − 1` (at most [`LANES`]) of [`renyi_stacks`], their values
+/// written to `rows` (`alphas.len()` each): one result per lane (`Ok` beyond the last pair).
+/// Where four pairs of one dimension `3 ≤ N ≤` [`LANES_MAX_DIM`] take the small route, their
+/// raw matrices are decomposed four at a time (`small_group`); every other pair, and every pair
+/// the four-at-a-time route does not settle, is [`stack_pair`]'s.
+fn stack_group(job: &StackJob<'_, '_, '_>, k0: usize, rows: &mut [f64]) -> [Result<()>; LANES] {
+    let (rho, sigma, alphas) = (job.rho, job.sigma, job.alphas);
+    let (family, tol, small) = (job.family, job.tol, job.small);
+    let width = alphas.len();
+    let count = rows.len() / width;
+    let mut status: [Result<()>; LANES] = std::array::from_fn(|_| Ok(()));
+    let mut settled = [false; LANES];
+    if small && count == LANES {
+        let d = rho.dim_of(k0);
+        let same = (0..LANES).all(|l| rho.dim_of(k0 + l) == d && sigma.dim_of(k0 + l) == d);
+        if same && (3..=LANES_MAX_DIM).contains(&d) {
+            crate::spectral::small::with_small_dim!(d, N => {
+                settled = small_group::<N>(job, k0, rows);
+            }, _ => ());
+        }
+    }
+    for (l, row) in rows.chunks_mut(width).enumerate() {
+        if !settled[l] {
+            status[l] = stack_pair(rho, sigma, k0 + l, family, alphas, tol, small, row);
+        }
+    }
+    status
+}
+
+/// Pairs per group of the stack route: the fixed-size eigensolves of four pairs' raw matrices run
+/// together ([`eigh_lanes`](crate::spectral::small_lanes::eigh_lanes), the Jacobi method on four
+/// matrices at once, the one-matrix Jacobi's numbers).
+pub const LANES: usize = crate::spectral::small_lanes::LANES;
+
+/// Largest dimension at which the stack route decomposes four matrices at once (from 3; at 2 the
+/// one-matrix closed form is already one rotation). Measured faster than the one-matrix
+/// Householder + QL solver up to here; at 8 the two were even (docs/PERFORMANCE.md, "Fourth
+/// session (stack12, four pairs at once)").
+pub const LANES_MAX_DIM: usize = 6;
+
+/// Four pairs `k0 …` on the small route, `N × N` each, their raw matrices decomposed four at a
+/// time: which lanes it settled (values written to their rows of `rows`, no error). A lane it
+/// does not settle — a check that fails, a PSD decision that is not certain, a solve that did not
+/// converge, the kernel's or the direct route's error or refusal — is left to [`stack_pair`],
+/// which decides and reports exactly as before.
+///
+/// Sandwiched orders all finite and `> 1` (`N <`
+/// [`AUTO_NALGEBRA_CHOLESKY_BELOW`](crate::spectral::AUTO_NALGEBRA_CHOLESKY_BELOW)): ρ checked and
+/// its Cholesky decision as [`direct_sandwiched`], σ's four decompositions at once, then per order
+/// the four values-only solves of `D ρ' D` at once. Otherwise both sides' decompositions at once
+/// (four ρ, four σ) and the small-pair kernel per pair ([`small_pair_sides`]).
+fn small_group<const N: usize>(
+    job: &StackJob<'_, '_, '_>,
+    k0: usize,
+    rows: &mut [f64],
+) -> [bool; LANES] {
+    let StackJob {
+        rho,
+        sigma,
+        family,
+        alphas,
+        tol,
+        ..
+    } = *job;
+    use crate::spectral::small::{cholesky_decision, zeros};
+    use crate::spectral::small_lanes::eigh_lanes;
+    let width = alphas.len();
+    let mut settled = [false; LANES];
+    let direct = family == Family::Sandwiched
+        && N < crate::spectral::AUTO_NALGEBRA_CHOLESKY_BELOW
+        && alphas.iter().all(|&a| a > 1.0 && a.is_finite());
+    if direct {
+        // ρ: checks and the library's Cholesky decision, per pair (as `direct_sandwiched`)
+        let mut hs = [None; LANES];
+        for (l, h) in hs.iter_mut().enumerate() {
+            let Some(view) = rho.raw(k0 + l) else {
+                return settled;
+            };
+            if let Some((m, t, trace)) = small_checked::<N>(&view, tol) {
+                let shift = crate::spectral::zero_threshold(N, trace);
+                if shift < t && cholesky_decision::<N>(&m, shift) == Some(true) {
+                    *h = Some(m);
+                }
+            }
+        }
+        let sides = small_sides::<N>(sigma, k0, tol);
+        let mut basis = [None; LANES];
+        for l in 0..LANES {
+            if let (Some(h), Some(s)) = (&hs[l], &sides[l]) {
+                if (0..N).all(|j| s.state.in_support(j)) {
+                    basis[l] = Some(direct_sandwiched_basis(h, &s.state));
+                }
+            }
+        }
+        let mut ok = basis.map(|b| b.is_some());
+        for (o, &alpha) in alphas.iter().enumerate() {
+            let mut mats = [zeros::<N>(); LANES];
+            let mut shifts = [0.0; LANES];
+            for l in 0..LANES {
+                if let (true, Some((rp, ln_mu))) = (ok[l], &basis[l]) {
+                    (mats[l], shifts[l]) = direct_sandwiched_matrix(rp, ln_mu, alpha);
+                }
+            }
+            let nus = eigh_lanes::<N>(&mats, false);
+            for l in 0..LANES {
+                if let (true, Some((rp, ln_mu)), Some(nu)) = (ok[l], &basis[l], &nus[l]) {
+                    match super::small::direct_sandwiched_value(
+                        alpha, rp, ln_mu, &nu.values, shifts[l],
+                    ) {
+                        Ok(v) => rows[l * width + o] = v,
+                        Err(_) => ok[l] = false,
+                    }
+                } else {
+                    ok[l] = false;
+                }
+            }
+        }
+        return ok;
+    }
+    let rs = small_sides::<N>(rho, k0, tol);
+    let ss = small_sides::<N>(sigma, k0, tol);
+    for l in 0..LANES {
+        if let (Some(r), Some(s)) = (&rs[l], &ss[l]) {
+            let row = &mut rows[l * width..(l + 1) * width];
+            settled[l] = small_pair_sides(r, s, family, alphas, row).is_ok();
+        }
+    }
+    settled
+}
+
+/// Operand `k0 + l` (`l < LANES`) on the small route as [`small_operand`] validates it, the four raw
+/// matrices decomposed at once; `None` where [`small_operand`] would not accept it from the
+/// fixed-size decomposition (a failed check, a PSD decision that is not certain, a solve that
+/// did not converge, a shared state without its decomposition): the caller then takes
+/// [`small_operand`]'s route for the pair.
+fn small_sides<'a, const N: usize>(
+    o: Operand<'a>,
+    k0: usize,
+    tol: crate::state::Tolerance,
+) -> [Option<SmallSide<'a, N>>; LANES] {
+    use crate::spectral::small::zeros;
+    if let Operand::State(s) = o {
+        let Ok(e) = s.eigen() else {
+            return [const { None }; LANES];
+        };
+        let state = super::small::SmallState::from_eigen(e);
+        return std::array::from_fn(|_| {
+            Some(SmallSide {
+                state,
+                origin: Origin::Shared(s),
+            })
+        });
+    }
+    let mut checked = [None; LANES];
+    let mut mats = [zeros::<N>(); LANES];
+    for l in 0..LANES {
+        if let Some(view) = o.raw(k0 + l) {
+            if let Some((h, t, _)) = small_checked::<N>(&view, tol) {
+                mats[l] = h;
+                checked[l] = Some(t);
+            }
+        }
+    }
+    let eig = crate::spectral::small_lanes::eigh_lanes::<N>(&mats, true);
+    std::array::from_fn(|l| {
+        let (t, e) = (checked[l]?, eig[l]?);
+        let state = super::small::SmallState::from_small(&e);
+        certain_psd::<N>(&state, &e, t).then_some(SmallSide {
+            state,
+            origin: Origin::Checked(mats[l], e),
+        })
+    })
+}
+
+/// Whether a checked matrix's fixed-size decomposition decides PSD with certainty:
+/// `λ_min ≥ −t + m`, `m = 64 N² ε (max|λ| + t)` ([`small_operand`]).
+fn certain_psd<const N: usize>(
+    state: &super::small::SmallState<N>,
+    e: &crate::spectral::small::SmallEigen<N>,
+    t: f64,
+) -> bool {
+    let (lo, hi) = (state.min_value(), e.values[N - 1]);
+    let margin = 64.0 * (N * N) as f64 * crate::spectral::EPS * (lo.abs().max(hi.abs()) + t);
+    lo >= -t + margin
 }
 
 /// The number of pairs, the largest dimension and whether the small route applies.
@@ -278,6 +536,18 @@ fn small_pair<const N: usize>(
     }
     let r = small_operand::<N>(rho, "rho", k, tol)?;
     let s = small_operand::<N>(sigma, "sigma", k, tol)?;
+    small_pair_sides(&r, &s, family, alphas, row)
+}
+
+/// The values of a small pair from its two validated sides, into `row`: the small-pair kernel,
+/// or `Pair`'s route where it declines (a Petz curve, orders below 1, …).
+fn small_pair_sides<const N: usize>(
+    r: &SmallSide<'_, N>,
+    s: &SmallSide<'_, N>,
+    family: Family,
+    alphas: &[f64],
+    row: &mut [f64],
+) -> Result<()> {
     let pair = super::small::SmallPair::new(r.state, s.state);
     // Petz curves: Pair's factorised sum (the one-pair API's values)
     let kernel = alphas.len() == 1 || family != Family::Petz;
@@ -317,7 +587,7 @@ fn direct_sandwiched<const N: usize>(
     tol: crate::state::Tolerance,
     row: &mut [f64],
 ) -> Result<bool> {
-    use crate::spectral::small::{cholesky_decision, eigh_small, zeros};
+    use crate::spectral::small::{cholesky_decision, eigh_small};
     if alphas.is_empty() || !alphas.iter().all(|&a| a > 1.0 && a.is_finite()) {
         return Ok(false);
     }
@@ -332,10 +602,27 @@ fn direct_sandwiched<const N: usize>(
         return Ok(false);
     }
     let s = small_operand::<N>(sigma, "sigma", k, tol)?;
-    let (mu, v) = s.state.parts();
     if !(0..N).all(|j| s.state.in_support(j)) {
         return Ok(false);
     }
+    let (rp, ln_mu) = direct_sandwiched_basis(&h, &s.state);
+    for (x, &alpha) in row.iter_mut().zip(alphas) {
+        let (a, c) = direct_sandwiched_matrix(&rp, &ln_mu, alpha);
+        let nu = eigh_small::<N>(&a, false)?.values;
+        *x = super::small::direct_sandwiched_value(alpha, &rp, &ln_mu, &nu, c)?;
+    }
+    Ok(true)
+}
+
+/// `ρ' = V_σ†HV_σ` (lower triangle computed, mirrored: exactly Hermitian; `HV` first) and
+/// `ln μ` of a full-rank σ (the direct route's α-independent part).
+#[allow(clippy::needless_range_loop)]
+fn direct_sandwiched_basis<const N: usize>(
+    h: &crate::spectral::small::Mat<N>,
+    sigma: &super::small::SmallState<N>,
+) -> (crate::spectral::small::Mat<N>, [f64; N]) {
+    use crate::spectral::small::zeros;
+    let (mu, v) = sigma.parts();
     // ρ' = V†HV (lower triangle, mirrored: exactly Hermitian), HV first
     let mut hv = zeros::<N>();
     for i in 0..N {
@@ -356,27 +643,34 @@ fn direct_sandwiched<const N: usize>(
     for j in 0..N {
         ln_mu[j] = mu[j].ln();
     }
-    for (x, &alpha) in row.iter_mut().zip(alphas) {
-        let gamma = (1.0 - alpha) / alpha;
-        let c = ln_mu
-            .iter()
-            .map(|l| gamma * l)
-            .fold(f64::NEG_INFINITY, f64::max);
-        let c = if c.is_finite() { c } else { 0.0 };
-        let mut scale = [0.0; N];
-        for j in 0..N {
-            scale[j] = (0.5 * (gamma * ln_mu[j] - c)).exp();
-        }
-        let mut a = zeros::<N>();
-        for x in 0..N {
-            for y in 0..N {
-                a[x][y] = rp[x][y] * (scale[x] * scale[y]);
-            }
-        }
-        let nu = eigh_small::<N>(&a, false)?.values;
-        *x = super::small::direct_sandwiched_value(alpha, &rp, &ln_mu, &nu, c)?;
+    (rp, ln_mu)
+}
+
+/// `D ρ' D`, `D = diag e^{(γ ln μ_j − c)/2}`, and the shift `c = max_j γ ln μ_j` at `alpha`.
+#[allow(clippy::needless_range_loop)]
+fn direct_sandwiched_matrix<const N: usize>(
+    rp: &crate::spectral::small::Mat<N>,
+    ln_mu: &[f64; N],
+    alpha: f64,
+) -> (crate::spectral::small::Mat<N>, f64) {
+    use crate::spectral::small::zeros;
+    let gamma = (1.0 - alpha) / alpha;
+    let c = ln_mu
+        .iter()
+        .map(|l| gamma * l)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let c = if c.is_finite() { c } else { 0.0 };
+    let mut scale = [0.0; N];
+    for j in 0..N {
+        scale[j] = (0.5 * (gamma * ln_mu[j] - c)).exp();
     }
-    Ok(true)
+    let mut a = zeros::<N>();
+    for x in 0..N {
+        for y in 0..N {
+            a[x][y] = rp[x][y] * (scale[x] * scale[y]);
+        }
+    }
+    (a, c)
 }
 
 /// The checks of [`DensityMatrix::with_options`] before its PSD step (`hermitian_unit_trace`:
@@ -517,9 +811,7 @@ fn small_operand<'a, const N: usize>(
     if let Some((h, t, _)) = small_checked::<N>(&view, tol) {
         let e = crate::spectral::small::eigh_small::<N>(&h, true).map_err(|e| named(what, e))?;
         let state = super::small::SmallState::from_small(&e);
-        let (lo, hi) = (state.min_value(), e.values[N - 1]);
-        let margin = 64.0 * (N * N) as f64 * crate::spectral::EPS * (lo.abs().max(hi.abs()) + t);
-        if lo >= -t + margin {
+        if certain_psd::<N>(&state, &e, t) {
             return Ok(SmallSide {
                 state,
                 origin: Origin::Checked(h, e),

@@ -22,6 +22,7 @@ mod nalgebra_backend;
 mod products;
 mod ritz;
 pub mod small;
+pub mod small_lanes;
 
 #[cfg(feature = "cuda")]
 pub(crate) use backend::gpu_present;

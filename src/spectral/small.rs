@@ -240,7 +240,11 @@ pub fn eigh_fixed<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<SmallEige
 
 /// Sort eigenpairs ascending (insertion sort of at most 16 values; columns of `v` permuted alike
 /// when `vectors`).
-fn ascending<const N: usize>(mut values: [f64; N], mut v: Mat<N>, vectors: bool) -> SmallEigen<N> {
+pub(crate) fn ascending<const N: usize>(
+    mut values: [f64; N],
+    mut v: Mat<N>,
+    vectors: bool,
+) -> SmallEigen<N> {
     let mut order = [0usize; N];
     for (k, o) in order.iter_mut().enumerate() {
         *o = k;
@@ -269,7 +273,7 @@ fn ascending<const N: usize>(mut values: [f64; N], mut v: Mat<N>, vectors: bool)
 /// multiplied by the power of two `s` that brings its largest entry near 1 (exact; eigenvalues are
 /// divided by `s` at the end, so no square of an entry underflows or overflows), and `s`; a
 /// non-finite entry is an error.
-fn hermitian_copy<const N: usize>(a: &Mat<N>) -> Result<(Mat<N>, f64)> {
+pub(crate) fn hermitian_copy<const N: usize>(a: &Mat<N>) -> Result<(Mat<N>, f64)> {
     let mut m = *a;
     for i in 0..N {
         for j in 0..i {

@@ -1,0 +1,452 @@
+//! Four small Hermitian eigenproblems at once: the cyclic Jacobi method of
+//! [`eigh_fixed`](super::small::eigh_fixed) on [`LANES`] matrices stored lane by lane
+//! (structure of arrays), so that every arithmetic step is one vector instruction over the four
+//! matrices (AVX2 where the CPU has it, chosen at run time; two SSE2 halves otherwise).
+//!
+//! **Same numbers as the one-matrix solver.** Each lane performs exactly the operations of
+//! [`eigh_fixed`](super::small::eigh_fixed) — the same exact power-of-two scaling, the same
+//! Demmel–Veselić skip test, the same rotation formulas in the same order (IEEE arithmetic is
+//! per lane; Rust never contracts to FMA) — except that a pair `(p, q)` whose `|a_pq|²` underflows
+//! (`< 2^{−1022}`, on a matrix scaled to largest entry ≈ 1) is always left alone, where the
+//! one-matrix solver may rotate it after an `hypot`: a backward error below `10^{−154}‖A‖`,
+//! far under the `c n ε ‖A‖₂` bound both meet. A lane whose sweep still rotates is rotated again;
+//! a lane that has stopped is left bit for bit unchanged by the later sweeps (every rotation is
+//! skipped by the same test), so running the four lanes until all have stopped gives each lane the
+//! one-matrix result (test `lanes_equal_one_matrix_jacobi`). Accuracy is therefore that of
+//! [`eigh_fixed`](super::small::eigh_fixed) (`docs/divergences.md`, "small_jacobi").
+//!
+//! A lane with a non-finite entry, or that has not converged within the one-matrix solver's 40
+//! sweeps, is `None`: the caller answers it with the one-matrix route.
+
+#![allow(clippy::needless_range_loop)]
+
+use super::small::{Mat, SmallEigen};
+
+/// Matrices per call.
+pub const LANES: usize = 4;
+
+type Lane = [f64; LANES];
+
+/// Sweeps after which a lane gives up (as the one-matrix solver).
+const MAX_SWEEPS: usize = 40;
+
+/// Eigendecompositions of the [`LANES`] Hermitian matrices `a` (lower triangles read, as
+/// [`eigh_fixed`](super::small::eigh_fixed)); `vectors = false` skips the accumulation. `None`
+/// for a lane with a non-finite entry or without convergence. Without AVX2 each lane is
+/// [`eigh_fixed`](super::small::eigh_fixed) itself (the same numbers).
+pub fn eigh_lanes<const N: usize>(
+    a: &[Mat<N>; LANES],
+    vectors: bool,
+) -> [Option<SmallEigen<N>>; LANES] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            return if vectors {
+                unsafe { avx2::eigh_lanes::<N, true>(a) }
+            } else {
+                unsafe { avx2::eigh_lanes::<N, false>(a) }
+            };
+        }
+    }
+    std::array::from_fn(|l| super::small::eigh_fixed::<N>(&a[l], vectors).ok())
+}
+
+/// The lane-parallel Jacobi on AVX2 (one `__m256d` holds one entry of the four matrices).
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{Lane, LANES, MAX_SWEEPS};
+    use crate::spectral::small::{ascending, hermitian_copy, zeros, Mat, SmallEigen};
+    use num_complex::Complex64;
+    use std::arch::x86_64::*;
+
+    #[derive(Clone, Copy)]
+    struct F(__m256d);
+
+    impl F {
+        #[inline(always)]
+        fn splat(x: f64) -> F {
+            unsafe { F(_mm256_set1_pd(x)) }
+        }
+        #[inline(always)]
+        fn load(x: &Lane) -> F {
+            unsafe { F(_mm256_loadu_pd(x.as_ptr())) }
+        }
+        #[inline(always)]
+        fn store(self, x: &mut Lane) {
+            unsafe { _mm256_storeu_pd(x.as_mut_ptr(), self.0) }
+        }
+        #[inline(always)]
+        fn add(self, o: F) -> F {
+            unsafe { F(_mm256_add_pd(self.0, o.0)) }
+        }
+        #[inline(always)]
+        fn sub(self, o: F) -> F {
+            unsafe { F(_mm256_sub_pd(self.0, o.0)) }
+        }
+        #[inline(always)]
+        fn mul(self, o: F) -> F {
+            unsafe { F(_mm256_mul_pd(self.0, o.0)) }
+        }
+        #[inline(always)]
+        fn div(self, o: F) -> F {
+            unsafe { F(_mm256_div_pd(self.0, o.0)) }
+        }
+        #[inline(always)]
+        fn sqrt(self) -> F {
+            unsafe { F(_mm256_sqrt_pd(self.0)) }
+        }
+        #[inline(always)]
+        fn neg(self) -> F {
+            unsafe { F(_mm256_xor_pd(self.0, _mm256_set1_pd(-0.0))) }
+        }
+        #[inline(always)]
+        fn abs(self) -> F {
+            unsafe { F(_mm256_andnot_pd(_mm256_set1_pd(-0.0), self.0)) }
+        }
+        /// `f64::signum` for non-NaN lanes: ±1 with the sign bit of `self`.
+        #[inline(always)]
+        fn signum(self) -> F {
+            unsafe {
+                let sign = _mm256_and_pd(_mm256_set1_pd(-0.0), self.0);
+                F(_mm256_or_pd(sign, _mm256_set1_pd(1.0)))
+            }
+        }
+        /// All-ones lanes where `self <= o` (false for NaN).
+        #[inline(always)]
+        fn le(self, o: F) -> F {
+            unsafe { F(_mm256_cmp_pd::<_CMP_LE_OQ>(self.0, o.0)) }
+        }
+        #[inline(always)]
+        fn lt(self, o: F) -> F {
+            unsafe { F(_mm256_cmp_pd::<_CMP_LT_OQ>(self.0, o.0)) }
+        }
+        #[inline(always)]
+        fn gt(self, o: F) -> F {
+            unsafe { F(_mm256_cmp_pd::<_CMP_GT_OQ>(self.0, o.0)) }
+        }
+        /// `self` where `mask` is clear, `+0` where it is set.
+        #[inline(always)]
+        fn and_not(self, mask: F) -> F {
+            unsafe { F(_mm256_andnot_pd(mask.0, self.0)) }
+        }
+        /// `self` where `mask` is set, `+0` where it is clear.
+        #[inline(always)]
+        fn and(self, mask: F) -> F {
+            unsafe { F(_mm256_and_pd(mask.0, self.0)) }
+        }
+        #[inline(always)]
+        fn or(self, o: F) -> F {
+            unsafe { F(_mm256_or_pd(self.0, o.0)) }
+        }
+        /// `mask ? a : b` per lane.
+        #[inline(always)]
+        fn select(mask: F, a: F, b: F) -> F {
+            unsafe { F(_mm256_blendv_pd(b.0, a.0, mask.0)) }
+        }
+        /// The lanes whose mask is set, as bits.
+        #[inline(always)]
+        fn bits(self) -> i32 {
+            unsafe { _mm256_movemask_pd(self.0) }
+        }
+    }
+
+    /// Complex `(re, im)` of four lanes.
+    #[derive(Clone, Copy)]
+    struct C(F, F);
+
+    impl C {
+        /// `self · c − other · conj(se)` and `self · se + other · c` (the one-matrix solver's
+        /// update of a pair `(a_kp, a_kq)`, num-complex's operation order).
+        #[inline(always)]
+        fn rotate(kp: C, kq: C, c: F, sr: F, si: F) -> (C, C) {
+            let nsi = si.neg();
+            // kq · (sr − i si)
+            let xr = kq.0.mul(sr).sub(kq.1.mul(nsi));
+            let xi = kq.0.mul(nsi).add(kq.1.mul(sr));
+            let np = C(kp.0.mul(c).sub(xr), kp.1.mul(c).sub(xi));
+            // kp · (sr + i si)
+            let yr = kp.0.mul(sr).sub(kp.1.mul(si));
+            let yi = kp.0.mul(si).add(kp.1.mul(sr));
+            let nq = C(yr.add(kq.0.mul(c)), yi.add(kq.1.mul(c)));
+            (np, nq)
+        }
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn eigh_lanes<const N: usize, const VECTORS: bool>(
+        a: &[Mat<N>; LANES],
+    ) -> [Option<SmallEigen<N>>; LANES] {
+        let vectors = VECTORS;
+        let mut ok = [true; LANES];
+        let mut scale = [1.0; LANES];
+        let mut re = [[[0.0; LANES]; N]; N];
+        let mut im = [[[0.0; LANES]; N]; N];
+        // the one-matrix solver's `hermitian_copy`, lane by lane (a failed lane stays zero: it
+        // converges at once and is answered None)
+        for l in 0..LANES {
+            match hermitian_copy::<N>(&a[l]) {
+                Ok((h, s)) => {
+                    scale[l] = s;
+                    for i in 0..N {
+                        for j in 0..N {
+                            re[i][j][l] = h[i][j].re;
+                            im[i][j][l] = h[i][j].im;
+                        }
+                    }
+                }
+                Err(_) => ok[l] = false,
+            }
+        }
+        let zero = F::splat(0.0);
+        let one = F::splat(1.0);
+        let mut m = [[C(zero, zero); N]; N];
+        let mut v = [[C(zero, zero); N]; N];
+        for i in 0..N {
+            for j in 0..N {
+                m[i][j] = C(F::load(&re[i][j]), F::load(&im[i][j]));
+            }
+            v[i][i] = C(one, zero);
+        }
+        let eps = F::splat(f64::EPSILON);
+        let eps2 = F::splat(f64::EPSILON * f64::EPSILON);
+        let tiny = F::splat(f64::MIN_POSITIVE);
+        let (two, half, big) = (F::splat(2.0), F::splat(0.5), F::splat(1e150));
+        let all = (1 << LANES) - 1;
+        let mut converged = if N < 2 { all } else { 0 };
+        let mut sweeps = 0;
+        while converged != all && sweeps < MAX_SWEEPS {
+            sweeps += 1;
+            let mut rotated = 0;
+            for p in 0..N {
+                for q in p + 1..N {
+                    let g = m[p][q];
+                    let (app, aqq) = (m[p][p].0, m[q][q].0);
+                    let abs2 = g.0.mul(g.0).add(g.1.mul(g.1));
+                    let abs = abs2.sqrt();
+                    let skip = abs2
+                        .le(eps2.mul(app.mul(aqq).abs()))
+                        .or(abs2.lt(tiny))
+                        .or(abs.le(eps.mul(app.abs().mul(aqq.abs()).sqrt())));
+                    let rot = !skip.bits() & all;
+                    if rot == 0 {
+                        continue;
+                    }
+                    rotated |= rot;
+                    let theta = aqq.sub(app).div(two.mul(abs));
+                    let ta = theta.abs();
+                    let t = F::select(
+                        ta.gt(big),
+                        half.div(theta),
+                        theta.signum().div(ta.add(one.add(theta.mul(theta)).sqrt())),
+                    );
+                    let cc = one.div(one.add(t.mul(t)).sqrt());
+                    let tc = t.mul(cc);
+                    // skipped lanes rotate by the identity (c = 1, s = 0, t = 0): every update
+                    // below then returns its input exactly (up to the sign of a zero)
+                    let keep = skip;
+                    let c = F::select(keep, one, cc);
+                    let sr = g.0.div(abs).mul(tc).and_not(keep);
+                    let si = g.1.div(abs).mul(tc).and_not(keep);
+                    let t = t.and_not(keep);
+                    for k in 0..N {
+                        if k == p || k == q {
+                            continue;
+                        }
+                        let (np, nq) = C::rotate(m[k][p], m[k][q], c, sr, si);
+                        m[k][p] = np;
+                        m[p][k] = C(np.0, np.1.neg());
+                        m[k][q] = nq;
+                        m[q][k] = C(nq.0, nq.1.neg());
+                    }
+                    let ta = t.mul(abs);
+                    m[p][p].0 = app.sub(ta);
+                    m[q][q].0 = aqq.add(ta);
+                    m[p][q] = C(g.0.and(keep), g.1.and(keep));
+                    m[q][p] = C(g.0.and(keep), g.1.neg().and(keep));
+                    if vectors {
+                        for k in 0..N {
+                            let (np, nq) = C::rotate(v[k][p], v[k][q], c, sr, si);
+                            v[k][p] = np;
+                            v[k][q] = nq;
+                        }
+                    }
+                }
+            }
+            converged |= !rotated & all;
+        }
+        let mut vr = [[[0.0; LANES]; N]; N];
+        let mut vi = [[[0.0; LANES]; N]; N];
+        for i in 0..N {
+            m[i][i].0.store(&mut re[i][i]);
+            if vectors {
+                for j in 0..N {
+                    v[i][j].0.store(&mut vr[i][j]);
+                    v[i][j].1.store(&mut vi[i][j]);
+                }
+            }
+        }
+        std::array::from_fn(|l| {
+            if !(ok[l] && converged & (1 << l) != 0) {
+                return None;
+            }
+            let mut values = [0.0; N];
+            let mut vecs = zeros::<N>();
+            for k in 0..N {
+                values[k] = re[k][k][l] / scale[l];
+            }
+            for i in 0..N {
+                if vectors {
+                    for j in 0..N {
+                        vecs[i][j] = Complex64::new(vr[i][j][l], vi[i][j][l]);
+                    }
+                } else {
+                    vecs[i][i] = Complex64::new(1.0, 0.0);
+                }
+            }
+            Some(ascending(values, vecs, vectors))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spectral::small::{eigh_fixed, zeros};
+    use rand::{Rng, SeedableRng};
+
+    /// `U diag(λ) U†` with a random unitary `U` (Gram–Schmidt of a complex Gaussian matrix).
+    fn with_spectrum<const N: usize>(lambda: &[f64; N], rng: &mut impl Rng) -> Mat<N> {
+        let mut u = zeros::<N>();
+        for j in 0..N {
+            let mut col: [Complex64; N] = std::array::from_fn(|_| {
+                Complex64::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5)
+            });
+            for k in 0..j {
+                let dot: Complex64 = (0..N).map(|i| u[i][k].conj() * col[i]).sum();
+                for i in 0..N {
+                    col[i] -= u[i][k] * dot;
+                }
+            }
+            let norm = col.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+            for i in 0..N {
+                u[i][j] = col[i] / norm;
+            }
+        }
+        let mut a = zeros::<N>();
+        for i in 0..N {
+            for j in 0..N {
+                a[i][j] = (0..N).map(|k| u[i][k] * lambda[k] * u[j][k].conj()).sum();
+            }
+        }
+        a
+    }
+
+    use num_complex::Complex64;
+
+    /// Inputs: random Hermitian, random states, rank one, rank `N − 1`, graded to κ = 10¹²,
+    /// degenerate (`I/N`, two equal halves), diagonal, scaled by 2^{±600}, the same matrix in
+    /// every lane (ρ = σ).
+    fn inputs<const N: usize>(seed: u64) -> Vec<Mat<N>> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut out = Vec::new();
+        for _ in 0..8 {
+            let mut m = zeros::<N>();
+            for i in 0..N {
+                for j in 0..=i {
+                    let im = if i == j {
+                        0.0
+                    } else {
+                        rng.random::<f64>() - 0.5
+                    };
+                    m[i][j] = Complex64::new(rng.random::<f64>() - 0.5, im);
+                    m[j][i] = m[i][j].conj();
+                }
+            }
+            out.push(m);
+        }
+        let unit = |l: [f64; N]| {
+            let s: f64 = l.iter().sum();
+            l.map(|x| x / s)
+        };
+        for _ in 0..4 {
+            out.push(with_spectrum(
+                &unit(std::array::from_fn(|_| rng.random())),
+                &mut rng,
+            ));
+        }
+        let mut pure = [0.0; N];
+        pure[N - 1] = 1.0;
+        out.push(with_spectrum(&pure, &mut rng));
+        out.push(with_spectrum(
+            &unit(std::array::from_fn(|k| k as f64)),
+            &mut rng,
+        ));
+        out.push(with_spectrum(
+            &unit(std::array::from_fn(|k| {
+                10f64.powf(-12.0 * k as f64 / (N - 1) as f64)
+            })),
+            &mut rng,
+        ));
+        out.push(with_spectrum(&[1.0 / N as f64; N], &mut rng));
+        out.push(with_spectrum(
+            &std::array::from_fn(|k| if 2 * k < N { 0.1 } else { 0.3 }),
+            &mut rng,
+        ));
+        let mut diag = zeros::<N>();
+        for i in 0..N {
+            diag[i][i] = Complex64::new((i as f64 - 1.5) * 0.25, 0.0);
+        }
+        out.push(diag);
+        let base = out[9];
+        for e in [600, -600] {
+            out.push(base.map(|r| r.map(|z| z * 2f64.powi(e))));
+        }
+        out.extend([base; 4]); // one group of four equal matrices
+        while out.len() % LANES != 0 {
+            out.push(base);
+        }
+        out
+    }
+
+    fn check<const N: usize>(seed: u64) {
+        let mats = inputs::<N>(seed);
+        for (g, group) in mats.chunks_exact(LANES).enumerate() {
+            let a: &[Mat<N>; LANES] = group.try_into().unwrap();
+            for vectors in [true, false] {
+                let got = eigh_lanes::<N>(a, vectors);
+                for l in 0..LANES {
+                    let want = eigh_fixed::<N>(&a[l], vectors).unwrap();
+                    let e = got[l].expect("converged");
+                    // the one-matrix solver's numbers (== also equates ±0)
+                    assert_eq!(e.values, want.values, "N={N} group {g} lane {l}");
+                    assert_eq!(e.vectors, want.vectors, "N={N} group {g} lane {l}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lanes_equal_one_matrix_jacobi() {
+        check::<2>(2);
+        check::<3>(3);
+        check::<4>(4);
+        check::<5>(5);
+        check::<6>(6);
+        check::<8>(8);
+    }
+
+    /// A non-finite lane is `None`; the other lanes are unaffected.
+    #[test]
+    fn lanes_report_non_finite_lanes_alone() {
+        let mats = inputs::<4>(9);
+        let mut a: [Mat<4>; LANES] = mats[..LANES].try_into().unwrap();
+        a[2][3][1] = Complex64::new(f64::NAN, 0.0);
+        let got = eigh_lanes::<4>(&a, true);
+        assert!(got[2].is_none());
+        for l in [0, 1, 3] {
+            let want = eigh_fixed::<4>(&a[l], true).unwrap();
+            assert_eq!(got[l].unwrap().values, want.values);
+        }
+    }
+}

@@ -105,6 +105,15 @@ fn max_divergence_1t(
             }
             best = Some((o.lower, o.upper));
         }
+        // commuting pairs: the dual diagonal in a common eigenbasis is optimal (its rank is the
+        // number of capped outcomes, often above the low-rank dual's cap)
+        if let Ok(Some((l, u, v))) = purified_commuting(rho, sigma, eps) {
+            let (l, u) = best.map_or((l, u), |(bl, bu)| (l.max(bl), u.min(bu)));
+            if Bracket::certified(what, l, u, v).is_ok() {
+                return Bracket::certified(what, l, u, v);
+            }
+            best = Some((l, u));
+        }
         match purified_by_directions(rho, sigma, eps, one.as_ref()) {
             Ok((l, u, v)) => {
                 if Bracket::certified(what, l, u, v).is_ok() || rho.dim() > FULL_PROGRAM_UP_TO {
@@ -1049,6 +1058,43 @@ fn purified_primal(
     let candidate = m.mapv(|z| z * c * c);
     let upper = repaired_primal(rho, sigma, &candidate, eps, Ball::Purified, None).ok();
     Ok((candidate, upper))
+}
+
+/// Largest relative commutator `‖ρσ − σρ‖_F / (‖ρ‖_F‖σ‖_F)` for which [`purified_commuting`]
+/// is tried (only the bracket's width depends on it: every basis gives a valid dual point).
+const COMMUTING_BELOW: f64 = 1e-9;
+
+/// Purified ball for *commuting* ρ, σ (docs/smooth.md, "Purified ball: commuting pairs"): the
+/// pinching in a common eigenbasis `V` fixes ρ and σ and does not increase `Tr ρW⁻¹` (Choi's
+/// inequality `P(W)⁻¹ ⪯ P(W⁻¹)`), so a dual point diagonal in `V` is optimal. `V` is the
+/// eigenbasis of `σ + φρ` (`φ` generic), the diagonal dual is optimised by
+/// [`polish_purified_dual`], checked by [`purified_dual_bound`], and its primal point by
+/// [`purified_primal`]. `None` when the pair does not commute (to [`COMMUTING_BELOW`]) or σ is
+/// singular. Returns `(lower, upper, value)`.
+fn purified_commuting(
+    rho: &DensityMatrix,
+    sigma: &DensityMatrix,
+    eps: f64,
+) -> Result<Option<(f64, f64, f64)>> {
+    let (r, s) = (rho.matrix(), sigma.matrix());
+    if sigma.eigen()?.values()[0] <= 0.0 {
+        return Ok(None);
+    }
+    let commutator = frobenius(&(r.dot(s) - s.dot(r)));
+    if commutator.is_nan() || commutator > COMMUTING_BELOW * frobenius(r) * frobenius(s) {
+        return Ok(None);
+    }
+    // a generic combination separates the joint eigenspaces of commuting ρ and σ
+    const PHI: f64 = 0.618_033_988_749_894_9;
+    let (_, v) = eigh(&(s + &r.mapv(|z| z * PHI)))?;
+    let f = (1.0 - eps * eps).sqrt();
+    let Some((y, nu)) = polish_purified_dual(r, s, &v, f) else {
+        return Ok(None);
+    };
+    let lower = purified_dual_bound(r, s, &v, &y, nu, f);
+    let (_, upper) = purified_primal(rho, sigma, &v, &y, nu, eps)?;
+    let upper = upper.unwrap_or(f64::INFINITY);
+    Ok(Some((lower, upper, 0.5 * (lower + upper.max(lower)))))
 }
 
 /// Result of [`purified_rank_one`]: the certified bounds, the value, the dual direction `y`

@@ -204,6 +204,17 @@ def binding_fixture(out):
                    "cvxpy": cp.__version__, "cases": cases}, f, indent=1)
 
 
+def write_pair(tmp, tag, rho, sigma):
+    """ρ and σ as the CLI's JSON matrices in `tmp`; returns the two paths."""
+    paths = []
+    for name, m in (("rho", rho), ("sigma", sigma)):
+        p = os.path.join(tmp, f"{name}_{tag}.json")
+        with open(p, "w") as fh:
+            json.dump({"re": m.real.tolist(), "im": m.imag.tolist()}, fh)
+        paths.append(p)
+    return paths
+
+
 def bench_binding(qrenyi, reps, limit):
     """The binding pairs above: qrenyi (CLI, and in-process with --inprocess) against
     cvxpy+Clarabel and cvxpy+SCS (default settings), one JSON line per pair."""
@@ -212,11 +223,7 @@ def bench_binding(qrenyi, reps, limit):
     for d, seed in BINDING_GINIBRE:
         rng = np.random.default_rng(seed)
         rho, sigma = random_state(d, rng), random_state(d, rng)
-        paths = []
-        for name, m in (("rho", rho), ("sigma", sigma)):
-            p = os.path.join(tmp, f"{name}_{d}_{seed}.json")
-            json.dump({"re": m.real.tolist(), "im": m.imag.tolist()}, open(p, "w"))
-            paths.append(p)
+        paths = write_pair(tmp, f"{d}_{seed}", rho, sigma)
         cmd = [qrenyi, "smooth", "--kind", "dmax", "--epsilon", "0.1", "--ball", "trace",
                "--rho", paths[0], "--sigma", paths[1], "--json"]
         best, out = float("inf"), None
@@ -273,11 +280,7 @@ def bench(qrenyi, dims, reps, only, limit):
                 continue
             rng = np.random.default_rng(7 * d + k)
             rho, sigma = random_state(d, rng), random_state(d, rng)
-            paths = []
-            for name, m in (("rho", rho), ("sigma", sigma)):
-                p = os.path.join(tmp, f"{name}_{d}.json")
-                json.dump({"re": m.real.tolist(), "im": m.imag.tolist()}, open(p, "w"))
-                paths.append(p)
+            paths = write_pair(tmp, f"{d}", rho, sigma)
             cmd = [qrenyi, "smooth", "--kind", kind, "--epsilon", str(eps), "--rho", paths[0],
                    "--sigma", paths[1], "--json"] + (["--ball", ball] if ball else [])
             best, out = float("inf"), None

@@ -212,6 +212,19 @@ def _state_with_min(d, lam_min, seed):
     return (q * lam) @ q.conj().T
 
 
+def _assert_errors_name_the_operand(bads, good, calls):
+    """For each invalid matrix, every call with it as ρ and as σ raises the error
+    `qrenyi.validate` gives, prefixed by the operand's name."""
+    for bad, msg in bads:
+        with pytest.raises(QrenyiError) as ref:
+            qrenyi.validate(bad)
+        for kind, extra in calls:
+            for rho, sigma, name in [(bad, good, "rho"), (good, bad, "sigma")]:
+                with pytest.raises(QrenyiError, match=msg) as got:
+                    qrenyi.divergence(rho, sigma, kind, **extra)
+                assert str(got.value) == f"cannot parse {name}: " + str(ref.value).split(": ", 1)[1]
+
+
 def test_hockey_stick_and_trace_distance_validate_both_inputs_at_d_64():
     """The route that checks PSD beside the eigensolve (d ≥ 32) raises the messages of the
     sequential validation, naming the operand (ρ's first), and returns unchanged values."""
@@ -222,15 +235,10 @@ def test_hockey_stick_and_trace_distance_validate_both_inputs_at_d_64():
     not_herm = good.copy()
     not_herm[3, 7] += 2j * tol
     bad_trace = good * (1 + 2 * tol)
-    for bad, msg in [(not_psd, "not positive semidefinite"), (not_herm, "not Hermitian"),
-                     (bad_trace, "trace is")]:
-        with pytest.raises(QrenyiError) as ref:
-            qrenyi.validate(bad)
-        for kind, extra in [("hockey-stick", {"gamma": 2.0}), ("trace-distance", {})]:
-            for rho, sigma, name in [(bad, good, "rho"), (good, bad, "sigma")]:
-                with pytest.raises(QrenyiError, match=msg) as got:
-                    qrenyi.divergence(rho, sigma, kind, **extra)
-                assert str(got.value) == f"cannot parse {name}: " + str(ref.value).split(": ", 1)[1]
+    _assert_errors_name_the_operand(
+        [(not_psd, "not positive semidefinite"), (not_herm, "not Hermitian"),
+         (bad_trace, "trace is")],
+        good, [("hockey-stick", {"gamma": 2.0}), ("trace-distance", {})])
     # ρ not PSD and σ not Hermitian: ρ's error
     with pytest.raises(QrenyiError, match="cannot parse rho: .*not positive semidefinite"):
         qrenyi.divergence(not_psd, not_herm, "hockey-stick", gamma=1.0)
@@ -256,15 +264,10 @@ def test_pair_kinds_validate_both_inputs_side_by_side_at_d_64():
     calls = [("petz", {"alpha": 2.0}), ("sandwiched", {"alpha": 2.0}),
              ("sandwiched", {"alpha": [0.5, 3.0]}), ("maximal", {"alpha": 2.0}),
              ("umegaki", {}), ("bs", {}), ("max", {}), ("fidelity", {})]
-    for bad, msg in [(not_psd, "not positive semidefinite"), (not_herm, "not Hermitian"),
-                     (bad_trace, "trace is")]:
-        with pytest.raises(QrenyiError) as ref:
-            qrenyi.validate(bad)
-        for kind, extra in calls:
-            for rho, sigma, name in [(bad, good, "rho"), (good, bad, "sigma")]:
-                with pytest.raises(QrenyiError, match=msg) as got:
-                    qrenyi.divergence(rho, sigma, kind, **extra)
-                assert str(got.value) == f"cannot parse {name}: " + str(ref.value).split(": ", 1)[1]
+    _assert_errors_name_the_operand(
+        [(not_psd, "not positive semidefinite"), (not_herm, "not Hermitian"),
+         (bad_trace, "trace is")],
+        good, calls)
     with pytest.raises(QrenyiError, match="cannot parse rho: .*not positive semidefinite"):
         qrenyi.divergence(not_psd, not_herm, "petz", alpha=2.0)
     with pytest.raises(QrenyiError, match="cannot parse rho: .*not Hermitian"):

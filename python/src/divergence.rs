@@ -7,7 +7,6 @@ use num_complex::Complex64;
 use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::prelude::*;
 use qrenyi::divergence::batch::{self, PARALLEL_BELOW};
-use qrenyi::divergence::small::SMALL_SPECTRAL_MAX;
 use qrenyi::divergence::{Family, Pair};
 use qrenyi::spectral::{with_single_blas_thread, Backend};
 use qrenyi::state::{DensityMatrix, Tolerance};
@@ -187,14 +186,15 @@ fn difference_direct(
     }))
 }
 
-/// The two validated states of two single raw matrices of dimension `d >`
-/// [`SMALL_SPECTRAL_MAX`] for a quantity that builds a `Pair` (every kind but the hockey-stick and
-/// the trace distance), through the core's `states_from_matrices`: a state the quantity decomposes
-/// anyway is checked from its decomposition (no Cholesky; both states, except ρ of sandwiched
-/// orders all finite and `> 1`, which the direct route never decomposes), the two PSD steps side
-/// by side where a second core is free. The same errors as `validate_as` on ρ, then σ. `None` for
-/// other kinds and operands (below the small kernels' limit they decompose nothing), which come
-/// back unchanged.
+/// The two validated states of two single raw matrices for a quantity that builds a `Pair` (every
+/// kind but the hockey-stick and the trace distance), through the core's `states_from_matrices`: a
+/// state the quantity decomposes anyway is checked from its decomposition (no Cholesky; both
+/// states, except ρ of sandwiched orders all finite and `> 1`, which the direct route never
+/// decomposes), the two PSD steps side by side where a second core is free. The same errors as
+/// `validate_as` on ρ, then σ. Every dimension: below the small kernels' limit
+/// (`qrenyi::divergence::small::SMALL_SPECTRAL_MAX`) too, where the kernels evaluate from the
+/// same two decompositions (the Cholesky factorisation before them was extra work). `None` for
+/// other kinds and operands, which come back unchanged.
 #[allow(clippy::type_complexity)]
 fn states_direct(
     rho: Operand,
@@ -207,9 +207,7 @@ fn states_direct(
     use qrenyi::divergence::{states_from_matrices, Check};
     let pair_kind = !matches!(kind, Kind::HockeyStick | Kind::TraceDistance);
     let (r, s) = match (rho, sigma) {
-        (Operand::Matrix(r), Operand::Matrix(s)) if pair_kind && r.nrows() > SMALL_SPECTRAL_MAX => {
-            (r, s)
-        }
+        (Operand::Matrix(r), Operand::Matrix(s)) if pair_kind => (r, s),
         other => return Err(Box::new(other)),
     };
     let direct =
@@ -351,7 +349,25 @@ fn stack_values(
     Ok(flat)
 }
 
+/// `f()`, with BLAS and faer pinned to one thread when `single` (`with_single_blas_thread`).
+fn single_blas_if<T>(single: bool, f: impl FnOnce() -> T) -> T {
+    if single {
+        with_single_blas_thread(f)
+    } else {
+        f()
+    }
+}
+
 impl Operand {
+    /// Whether this is one matrix or state (not a stack) of dimension below `d`.
+    fn single_below(&self, d: usize) -> bool {
+        match self {
+            Operand::Matrix(m) => m.nrows().max(m.ncols()) < d,
+            Operand::State(s) => s.dim() < d,
+            Operand::Stack(_) => false,
+        }
+    }
+
     /// Whether the work on this operand is large enough to release the GIL for (a stack, or
     /// `d > GIL_HELD_UP_TO`).
     fn releases_gil(&self) -> bool {
@@ -443,8 +459,15 @@ fn divergence<'py>(
     let rho = convert::operand("rho", rho)?;
     let sigma = convert::operand("sigma", sigma)?;
     let release = rho.releases_gil() || sigma.releases_gil() || ps.len() > GIL_HELD_UP_TO;
+    // one pair of mid size (GIL_HELD_UP_TO < d < PARALLEL_BELOW): BLAS and faer on one thread
+    // (the batch's thread policy for these sizes: a second BLAS thread gains nothing here, and its
+    // hand-offs stall behind other spinning thread pools — docs/PERFORMANCE.md, "Small and mid
+    // sizes in-process"); smaller pairs never reach a threaded BLAS call and skip the pin's cost
+    let single = rho.single_below(PARALLEL_BELOW)
+        && sigma.single_below(PARALLEL_BELOW)
+        && !(rho.single_below(GIL_HELD_UP_TO + 1) && sigma.single_below(GIL_HELD_UP_TO + 1));
     let out = detach_if(py, release, || {
-        guard_py(|| {
+        guard_py(|| single_blas_if(single, || {
             let (rho, sigma) = match difference_direct(rho, sigma, kind_v, &ps, be) {
                 Ok(v) => {
                     let v = v?;
@@ -510,7 +533,7 @@ fn divergence<'py>(
             } else {
                 Out::Vector(flat)
             })
-        })
+        }))
     })?;
     Ok(match out {
         Out::Scalar(x) => x.into_pyobject(py)?.into_any().unbind(),

@@ -1,0 +1,85 @@
+//! Profiling helper (not a benchmark): where one call's time goes at small and mid dimensions —
+//! each eigensolver on one `d × d` Hermitian matrix, validation, and one pair's value.
+//! `cargo run --release --example small_profile -- 8,16,32,64`
+use qrenyi::divergence::{Family, Pair};
+use qrenyi::spectral::small::{eigh_small, from_view};
+use qrenyi::spectral::{Backend, EigenSolver};
+use qrenyi::state::{DensityMatrix, Tolerance};
+use rand::SeedableRng;
+use std::time::Instant;
+
+fn best<T>(reps: usize, mut f: impl FnMut() -> T) -> f64 {
+    let mut out = f64::INFINITY;
+    for _ in 0..5 {
+        let t = Instant::now();
+        for _ in 0..reps {
+            std::hint::black_box(f());
+        }
+        out = out.min(t.elapsed().as_secs_f64() / reps as f64);
+    }
+    out * 1e6
+}
+
+fn main() {
+    if std::env::args().nth(1).as_deref() == Some("ql") {
+        let d: usize = std::env::args().nth(2).unwrap().parse().unwrap();
+        let vectors = std::env::args().nth(3).as_deref() != Some("values");
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let r = DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap();
+        qrenyi::spectral::small::with_small_dim!(d, N => {
+            let m = from_view::<N>(&r.matrix().view());
+            let t = best(20000, || eigh_small::<N>(&m, vectors).unwrap());
+            let p = best(20000, || qrenyi::spectral::small::eigh_tridiagonal_portable::<N>(&m, vectors).unwrap());
+            println!("QL d={d} vectors={vectors}: {t:.3} µs (portable build {p:.3} µs)");
+        }, _ => ());
+        return;
+    }
+    let dims: Vec<usize> = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "8,16,64".into())
+        .split(',')
+        .map(|s| s.parse().unwrap())
+        .collect();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    for d in dims {
+        let r = DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap();
+        let s = DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap();
+        let rm = r.matrix().clone();
+        let reps = if d <= 16 { 2000 } else { 100 };
+        let mut line = format!("d={d}:");
+        for (name, be) in [
+            ("nalgebra", Backend::Nalgebra),
+            ("lapack", Backend::Lapack),
+            ("faer", Backend::Faer),
+        ] {
+            let t = best(reps, || be.eigh(rm.view()).unwrap());
+            let v = best(reps, || be.eigvalsh(rm.view()).unwrap());
+            line += &format!(" eigh/{name}={t:.2} vals/{name}={v:.2}");
+        }
+        qrenyi::spectral::small::with_small_dim!(d, N => {
+            let m = from_view::<N>(&rm.view());
+            let t = best(reps, || eigh_small::<N>(&m, true).unwrap());
+            let v = best(reps, || eigh_small::<N>(&m, false).unwrap());
+            line += &format!(" eigh/QL={t:.2} vals/QL={v:.2}");
+        }, _ => ());
+        let tol = Tolerance::default();
+        let c = best(reps, || DensityMatrix::with_options(rm.clone(), tol, Backend::Auto).unwrap());
+        let e = best(reps, || {
+            DensityMatrix::with_options_decomposed(rm.clone(), tol, Backend::Auto).unwrap()
+        });
+        line += &format!(" validate(chol)={c:.2} validate(decomposed)={e:.2}");
+        r.eigen().unwrap();
+        s.eigen().unwrap();
+        for f in [Family::Petz, Family::Sandwiched, Family::Maximal] {
+            let t = best(reps, || Pair::new(&r, &s).unwrap().renyi(f, 2.0).unwrap());
+            line += &format!(" {f:?}(states)={t:.2}");
+        }
+        let t = best(reps, || Pair::new(&r, &s).unwrap().umegaki().unwrap());
+        line += &format!(" umegaki(states)={t:.2}");
+        let t = best(reps, || Pair::new(&r, &s).unwrap().fidelity().unwrap());
+        line += &format!(" fidelity(states)={t:.2}");
+        let t = best(reps, || Pair::new(&r, &s).unwrap().hockey_stick(std::f64::consts::E).unwrap());
+        line += &format!(" hockey(states)={t:.2}");
+        println!("{line}");
+    }
+}

@@ -1,6 +1,7 @@
 //! Profiling helper (not a benchmark): where one call's time goes at small and mid dimensions —
 //! each eigensolver on one `d × d` Hermitian matrix, validation, and one pair's value.
-//! `cargo run --release --example small_profile -- 8,16,32,64`
+//! `cargo run --release --example small_profile -- 8,16,32,64`; `… -- ql D [values]`: the fixed-size
+//! QL solver alone at dimension `D ≤ 16` (AVX2 and portable builds), e.g. under `perf record`.
 use qrenyi::divergence::{Family, Pair};
 use qrenyi::spectral::small::{eigh_small, from_view};
 use qrenyi::spectral::{Backend, EigenSolver};
@@ -63,7 +64,9 @@ fn main() {
             line += &format!(" eigh/QL={t:.2} vals/QL={v:.2}");
         }, _ => ());
         let tol = Tolerance::default();
-        let c = best(reps, || DensityMatrix::with_options(rm.clone(), tol, Backend::Auto).unwrap());
+        let c = best(reps, || {
+            DensityMatrix::with_options(rm.clone(), tol, Backend::Auto).unwrap()
+        });
         let e = best(reps, || {
             DensityMatrix::with_options_decomposed(rm.clone(), tol, Backend::Auto).unwrap()
         });
@@ -78,7 +81,12 @@ fn main() {
         line += &format!(" umegaki(states)={t:.2}");
         let t = best(reps, || Pair::new(&r, &s).unwrap().fidelity().unwrap());
         line += &format!(" fidelity(states)={t:.2}");
-        let t = best(reps, || Pair::new(&r, &s).unwrap().hockey_stick(std::f64::consts::E).unwrap());
+        let t = best(reps, || {
+            Pair::new(&r, &s)
+                .unwrap()
+                .hockey_stick(std::f64::consts::E)
+                .unwrap()
+        });
         line += &format!(" hockey(states)={t:.2}");
         println!("{line}");
     }

@@ -383,6 +383,7 @@ pub fn eigh_tridiagonal<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<Sma
 }
 
 /// Smallest dimension at which [`eigh_tridiagonal`] runs its AVX2 build.
+#[cfg(target_arch = "x86_64")]
 const AVX2_FROM: usize = 4;
 
 /// [`eigh_tridiagonal_body`] compiled for AVX2: the same operations in the same order (Rust never
@@ -390,13 +391,19 @@ const AVX2_FROM: usize = 4;
 /// rounding, bit for bit.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn eigh_tridiagonal_avx2<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<SmallEigen<N>> {
+unsafe fn eigh_tridiagonal_avx2<const N: usize>(
+    a: &Mat<N>,
+    vectors: bool,
+) -> Result<SmallEigen<N>> {
     eigh_tridiagonal_body(a, vectors)
 }
 
 /// [`eigh_tridiagonal`] without the AVX2 build (the reference its tests compare against).
 #[doc(hidden)]
-pub fn eigh_tridiagonal_portable<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<SmallEigen<N>> {
+pub fn eigh_tridiagonal_portable<const N: usize>(
+    a: &Mat<N>,
+    vectors: bool,
+) -> Result<SmallEigen<N>> {
     eigh_tridiagonal_body(a, vectors)
 }
 
@@ -715,7 +722,11 @@ mod tests {
                             2 => (i.min(j) < N / 2) as u8 as f64,
                             _ => 0.0,
                         };
-                        m[i][j] = if i == j { c(z.re * scale + 1.0, 0.0) } else { z * scale };
+                        m[i][j] = if i == j {
+                            c(z.re * scale + 1.0, 0.0)
+                        } else {
+                            z * scale
+                        };
                         m[j][i] = m[i][j].conj();
                     }
                 }
@@ -726,7 +737,10 @@ mod tests {
                         assert_eq!(a.values[k].to_bits(), b.values[k].to_bits(), "N={N}");
                         for i in 0..N {
                             let (x, y) = (a.vectors[i][k], b.vectors[i][k]);
-                            assert_eq!((x.re.to_bits(), x.im.to_bits()), (y.re.to_bits(), y.im.to_bits()));
+                            assert_eq!(
+                                (x.re.to_bits(), x.im.to_bits()),
+                                (y.re.to_bits(), y.im.to_bits())
+                            );
                         }
                     }
                 }

@@ -376,6 +376,75 @@ fn assert_routes_agree(
     }
 }
 
+/// α = 2 without an eigensolve (docs/kernel.md, "sandwich_frobenius": `Σ μ² = ‖M_γ‖_F²`,
+/// `Σ μ = Tr M_γ`, the route of `Backend::Auto`) against the eigenvalues of `M_γ` (the generic
+/// route, `Backend::Lapack`): RBF and Laplace Gram matrices, `n ≷ m`, λ from 1e-6 to 10 (the
+/// `−W Wᵀ` cancellation of γ < 0 is worst at small λ), and the normalised polynomial kernel, whose
+/// `M_γ` is singular (rank ≤ 6 < n) and supported at λ = 0. The independent check is
+/// `kernel_divergence_reference_values` (mpmath), which covers α = 2 at λ ∈ {0, 1e-3, 0.1}.
+#[test]
+#[cfg(feature = "openblas")]
+fn kernel_divergence_order_two_trace_matches_spectrum() {
+    let lambdas = [1e-6, 1e-3, 0.1, 10.0];
+    for (seed, kind, (n, m, d)) in [
+        (41, KernelKind::Rbf, (250, 180, 4)),
+        (42, KernelKind::Laplace, (120, 300, 3)),
+        (43, KernelKind::Rbf, (400, 400, 8)),
+    ] {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let x = gaussian(&mut rng, n, d, 0.0);
+        let y = gaussian(&mut rng, m, d, 0.8);
+        let k = Kernel::new(kind, 2.0).unwrap();
+        let blocks = || {
+            (
+                k.gram_sym(x.view()).unwrap(),
+                k.gram(x.view(), y.view()).unwrap(),
+                k.gram_sym(y.view()).unwrap(),
+            )
+        };
+        let (kxx, kxy, kyy) = blocks();
+        let fast = KernelDivergence::from_gram(kxx, kxy, kyy).unwrap();
+        let (kxx, kxy, kyy) = blocks();
+        let generic =
+            KernelDivergence::from_gram_with(kxx, kxy, kyy, qrenyi::spectral::Backend::Lapack)
+                .unwrap();
+        let points: Vec<(f64, f64)> = lambdas.iter().map(|&l| (2.0, l)).collect();
+        assert_routes_agree((n, m), &points, &generic, &[("trace", &fast)]);
+        // and the values are those of the neighbouring orders' spectral route, continued
+        for &l in &lambdas {
+            let (lo, mid, hi) = (
+                fast.divergence(2.0 - 1e-9, l).unwrap(),
+                fast.divergence(2.0, l).unwrap(),
+                fast.divergence(2.0 + 1e-9, l).unwrap(),
+            );
+            assert!(
+                lo <= mid + 1e-12 && mid <= hi + 1e-12,
+                "monotone in α: {lo} {mid} {hi}"
+            );
+        }
+    }
+    // singular M_γ (rank ≤ 6), supported at λ = 0: the pseudo-inverse convention
+    let mut rng = ChaCha8Rng::seed_from_u64(44);
+    let x = Array2::from_shape_fn((40, 2), |_| rng.sample::<f64, _>(StandardNormal));
+    let y = Array2::from_shape_fn((30, 2), |_| 0.3 + rng.sample::<f64, _>(StandardNormal));
+    let build = |backend| {
+        KernelDivergence::from_gram_with(
+            poly2(&x, &x, true),
+            poly2(&x, &y, true),
+            poly2(&y, &y, true),
+            backend,
+        )
+        .unwrap()
+    };
+    let (fast, generic) = (
+        build(qrenyi::spectral::Backend::Auto),
+        build(qrenyi::spectral::Backend::Lapack),
+    );
+    assert!(fast.is_supported());
+    let points: Vec<(f64, f64)> = [0.0, 1e-4, 0.1].iter().map(|&l| (2.0, l)).collect();
+    assert_routes_agree((40, 30), &points, &generic, &[("trace", &fast)]);
+}
+
 /// The overlapped construction (`K_YY` of size ≥ 1024: `dstedc` on one thread while the other
 /// applies `dsytrd`'s reflectors to `K_XY`, then `C = (K_XY Q) Z` in row blocks; docs/kernel.md,
 /// "eigh_times") against the generic route (`dsyevd`, `C = K_XY E`, one-stage values) on random

@@ -505,7 +505,9 @@ impl KernelDivergence {
     ///
     /// Evaluation: `D = R_α(diag) + R_α(spec)` with the Rényi means ([`renyi_mean`]) of the
     /// σ-eigenbasis weights of `Tr(σ^γ ρ)/Tr ρ` and of the normalised spectrum of `M_γ`, as in the
-    /// density-matrix sandwiched divergence, so that α → 1 and large α are stable.
+    /// density-matrix sandwiched divergence, so that α → 1 and large α are stable. At α = 2 the
+    /// spectral mean is `ln(Σ μ²/Σ μ) = ln(‖M_γ‖_F²/Tr M_γ)`, which the default backend evaluates
+    /// without an eigensolve (docs/kernel.md, "sandwich_frobenius").
     pub fn divergence(&self, alpha: f64, lambda: f64) -> Result<f64> {
         check_alpha(alpha)?;
         check_lambda(lambda)?;
@@ -521,6 +523,12 @@ impl KernelDivergence {
         }
         let split = self.split(alpha, lambda);
         let gamma = (1.0 - alpha) / alpha;
+        #[cfg(feature = "openblas")]
+        if alpha == 2.0 && self.device.is_none() && in_place(self.backend) {
+            // Σ μ_k² = ‖M_γ‖_F² and Σ μ_k = Tr M_γ: no eigensolve (docs/kernel.md,
+            // "sandwich_frobenius")
+            return self.divergence_order_two(&split, gamma, lambda);
+        }
         let nu = self.sandwich_spectrum(gamma, lambda)?;
         let total: f64 = nu.iter().sum();
         if nu.is_empty() || total <= 0.0 {
@@ -528,6 +536,31 @@ impl KernelDivergence {
         }
         let spec: Vec<(f64, f64)> = nu.iter().map(|&x| (x / total, x.ln())).collect();
         Ok(renyi_mean(&split.terms, alpha) + renyi_mean(&spec, alpha))
+    }
+
+    /// `D_{2,λ} = R_2(diag) + ln(‖M_γ‖_F² / Tr M_γ)` (γ = −½): the spectral Rényi mean at α = 2 is
+    /// `ln(Σ μ_k²/Σ μ_k)`, and both power sums are traces of `M_γ` and `M_γ²`
+    /// (docs/kernel.md, "sandwich_frobenius").
+    #[cfg(feature = "openblas")]
+    fn divergence_order_two(&self, split: &SigmaSplit, gamma: f64, lambda: f64) -> Result<f64> {
+        let (a, b, scale) = self.sandwich_coefficients(gamma, lambda);
+        let overflow = || {
+            Error::invalid(
+                "(1−α)/α",
+                gamma,
+                "σ^((1−α)/2α) overflows f64 at this order for these samples",
+            )
+        };
+        if !a.is_finite() || !b.is_finite() || scale.iter().any(|v| !v.is_finite()) {
+            return Err(overflow());
+        }
+        let (trace, ln_square) =
+            super::symmetric::sandwich_frobenius(&self.kxx.view(), &self.c.view(), a, b, &scale)?
+                .ok_or_else(overflow)?;
+        if trace.is_nan() || trace <= 0.0 || ln_square == f64::NEG_INFINITY {
+            return Ok(f64::INFINITY);
+        }
+        Ok(renyi_mean(&split.terms, 2.0) + ln_square - trace.ln())
     }
 
     /// `D_{α,λ}` on a grid: `out[[i, j]] = divergence(alphas[i], lambdas[j])`, reusing the α- and

@@ -94,10 +94,19 @@ impl Kernel {
     pub fn gram(&self, a: ArrayView2<f64>, b: ArrayView2<f64>) -> Result<Array2<f64>> {
         let (mut g, s) = scaled_sq_distances(a, b)?;
         let r = s / self.bandwidth;
-        g.mapv_inplace(|x| {
-            let u = if x == 0.0 { 0.0 } else { x * r * r };
-            self.of_unit_sq_distance(u)
-        });
+        let f = |x: &mut f64| {
+            let u = if *x == 0.0 { 0.0 } else { *x * r * r };
+            *x = self.of_unit_sq_distance(u);
+        };
+        match g.as_slice_mut() {
+            // elementwise, so the same numbers on any number of threads
+            Some(all) if all.len() >= PARALLEL_FROM => {
+                use rayon::prelude::*;
+                all.par_chunks_mut(1 << 14)
+                    .for_each(|chunk| chunk.iter_mut().for_each(f));
+            }
+            _ => g.iter_mut().for_each(f),
+        }
         Ok(g)
     }
 
@@ -105,13 +114,22 @@ impl Kernel {
     pub fn gram_sym(&self, a: ArrayView2<f64>) -> Result<Array2<f64>> {
         let mut g = self.gram(a, a)?;
         let p = g.nrows();
+        // each pair (i, j), i > j, once, in tiles (the column-wise writes of a plain double loop
+        // miss the cache once per entry at large p)
+        const TILE: usize = 64;
+        for i0 in (0..p).step_by(TILE) {
+            for j0 in (0..=i0).step_by(TILE) {
+                for i in i0..(i0 + TILE).min(p) {
+                    for j in j0..(j0 + TILE).min(i) {
+                        let v = 0.5 * (g[[i, j]] + g[[j, i]]);
+                        g[[i, j]] = v;
+                        g[[j, i]] = v;
+                    }
+                }
+            }
+        }
         for i in 0..p {
             g[[i, i]] = 1.0;
-            for j in 0..i {
-                let v = 0.5 * (g[[i, j]] + g[[j, i]]);
-                g[[i, j]] = v;
-                g[[j, i]] = v;
-            }
         }
         Ok(g)
     }
@@ -134,6 +152,10 @@ pub(crate) fn check_samples(name: &str, a: ArrayView2<f64>) -> Result<()> {
     }
     Ok(())
 }
+
+/// Gram blocks of at least this many entries are finished (distances, kernel values) on rayon's
+/// threads: elementwise maps, so the numbers do not depend on the thread count.
+const PARALLEL_FROM: usize = 1 << 16;
 
 /// Largest Gram block (`p·q` entries, 8 bytes each: 2 GiB) the kernel functions build.
 pub const MAX_GRAM_ENTRIES: usize = 1 << 28;
@@ -191,8 +213,23 @@ fn scaled_sq_distances(a: ArrayView2<f64>, b: ArrayView2<f64>) -> Result<(Array2
     let na: Array1<f64> = ac.rows().into_iter().map(|r| r.dot(&r)).collect();
     let nb: Array1<f64> = bc.rows().into_iter().map(|r| r.dot(&r)).collect();
     let mut g = ac.dot(&bc.t());
-    for ((i, j), v) in g.indexed_iter_mut() {
-        *v = (na[i] + nb[j] - 2.0 * *v).max(0.0);
+    let row = |(i, r): (usize, &mut [f64])| {
+        for (v, nbj) in r.iter_mut().zip(nb.iter()) {
+            *v = (na[i] + nbj - 2.0 * *v).max(0.0);
+        }
+    };
+    let q = g.ncols();
+    match g.as_slice_mut() {
+        // row by row, elementwise: the same numbers on any number of threads
+        Some(all) if all.len() >= PARALLEL_FROM && q > 0 => {
+            use rayon::prelude::*;
+            all.par_chunks_mut(q).enumerate().for_each(row);
+        }
+        _ => {
+            for ((i, j), v) in g.indexed_iter_mut() {
+                *v = (na[i] + nb[j] - 2.0 * *v).max(0.0);
+            }
+        }
     }
     Ok((g, s))
 }

@@ -11,6 +11,8 @@
 //! * [`eigh_times`]: the spectrum of `K_YY` and `C = K_XY E` without forming `E`: `dsytrd`, then
 //!   `dstedc` on the tridiagonal and the reflectors applied to `K_XY`'s own buffer *at the same
 //!   time* (one BLAS thread each), then one gemm (`docs/kernel.md` § kernel_divergence, "eigh_times").
+//! * [`sandwich_frobenius`]: `Tr M` and `‖M‖_F²` of the matrix [`sandwich_in_place`] builds — the
+//!   two power sums of its spectrum that the divergence of order 2 needs.
 //! * [`eigvalsh_in_place`]: values only; the two-stage reduction from [`TWO_STAGE_FROM`] on
 //!   (`dsytrd_sy2sb`: full → band by BLAS-3 blocks; `dsytrd_sb2st`: band → tridiagonal in cache,
 //!   on one BLAS thread; `dsterf`), the one-stage `dsyevd` below, where the matrix fits in cache
@@ -103,9 +105,15 @@ fn into_buffer(a: Array2<f64>) -> Vec<f64> {
         a.as_standard_layout().into_owned()
     };
     if !column_major {
-        for i in 0..n {
-            for j in 0..i {
-                a[[j, i]] = a[[i, j]];
+        // in tiles: a plain double loop writes column-wise and misses the cache once per entry
+        const TILE: usize = 64;
+        for i0 in (0..n).step_by(TILE) {
+            for j0 in (0..=i0).step_by(TILE) {
+                for i in i0..(i0 + TILE).min(n) {
+                    for j in j0..(j0 + TILE).min(i) {
+                        a[[j, i]] = a[[i, j]];
+                    }
+                }
             }
         }
     }
@@ -309,64 +317,22 @@ pub(crate) fn eigvalsh_in_place(a: Array2<f64>) -> Result<Array1<f64>> {
     Ok(Array1::from(w))
 }
 
-/// `Qᵀ B` in place for the `rows × cols` column-major block `b` (`rows = m`), `Q` the orthogonal
-/// factor of `dsytrd('L')` whose reflectors are in `a` (`m × m`) and `tau`.
-fn apply_reflectors_t(a: &[f64], tau: &[f64], m: usize, b: &mut [f64]) -> Result<()> {
-    let mi = dim_i32(m)?;
-    let cols = b.len() / m;
-    assert!(a.len() == m * m && b.len() == m * cols && tau.len() + 1 >= m);
-    let ci = dim_i32(cols)?;
-    let mut info = 0;
-    let mut wq = [0.0f64];
-    // SAFETY: query (lwork = −1): writes wq[0] only.
-    unsafe {
-        lapack::dormtr(
-            b'L', b'L', b'T', mi, ci, a, mi, tau, b, mi, &mut wq, -1, &mut info,
-        );
-    }
-    if info != 0 {
-        return Err(lapack_error("dormtr", info));
-    }
-    let lw = work_len("dormtr", wq[0])?;
-    let mut work = vec![0.0; lw];
-    // SAFETY: `a` is m×m (lda = m), `tau` has m − 1 elements, `b` is m×cols (ldc = m), `work`
-    // holds the queried length (asserted above).
-    unsafe {
-        lapack::dormtr(
-            b'L',
-            b'L',
-            b'T',
-            mi,
-            ci,
-            a,
-            mi,
-            tau,
-            b,
-            mi,
-            &mut work,
-            dim_i32(lw)?,
-            &mut info,
-        );
-    }
-    if info != 0 {
-        return Err(lapack_error("dormtr", info));
-    }
-    Ok(())
-}
-
 /// The spectrum `ν` (ascending) of a real symmetric `kyy` (`m × m`, lower triangle read) and
 /// `C = K_XY E` for `kyy = E diag(ν) Eᵀ`, without forming `E` (derivation: `docs/kernel.md`,
 /// "eigh_times"). `dsytrd` reduces `kyy` in its own buffer to `T = Qᵀ K_YY Q`. Then two threads
-/// with one BLAS thread each: a helper applies the reflectors, `P = K_XY Q`, to row blocks of
-/// `K_XY`'s own buffer (`dormtr`), while this thread computes the eigenvectors `Z` of `T`
-/// (`dstedc`); then both multiply finished row blocks by `Z`, `C_b = P_b Z` (gemm into a
-/// per-thread block, copied back over `P_b`). `E = Q Z` is `dsyevd`'s own back-transformation, so
-/// this is `dsyevd`'s decomposition with the products associated as `(K_XY Q) Z` instead of
-/// `K_XY (Q Z)`: the same flops, but the serial `dstedc` no longer leaves a core idle.
+/// with one BLAS thread each: a helper forms the block factors of the reflectors and applies
+/// them, `P = K_XY Q`, to row blocks of `K_XY`'s own buffer ([`apply_reflectors_blocked`]:
+/// `dormtr`'s algorithm with blocks of [`REFLECTOR_BLOCK`]), while this thread computes the
+/// eigenvectors `Z` of `T` (`dstedc`); then both apply the remaining blocks and multiply applied
+/// ones by `Z`, `C_b = P_b Z` (gemm into a per-thread block, copied back over `P_b`). `E = Q Z` is
+/// `dsyevd`'s own back-transformation, so this is `dsyevd`'s decomposition with the products
+/// associated as `(K_XY Q) Z` instead of `K_XY (Q Z)`: the same flops, but the serial `dstedc` no
+/// longer leaves a core idle.
 ///
-/// Only the helper touches the reflectors: LAPACK's `dorm2r`/`dlarft` overwrite a reflector's
-/// leading entry with 1 while they use it and restore it afterwards, so two threads applying the
-/// same reflectors race (measured: wrong values in some runs). Peak memory `3m² + nm` doubles
+/// Both threads read the reflectors, neither writes them: the `T` factors (`dlarft`) are all formed
+/// before the first block is handed out, and `dlarfb` only reads `V` and `T` (LAPACK's unblocked
+/// `dorm2r`, which `dormtr` may call, overwrites a reflector's leading entry while it uses it: an
+/// earlier version that let two threads call `dormtr` raced). Peak memory `3m² + nm` doubles
 /// (`K_YY`, `Z`, `dstedc`'s `m²` workspace, `K_XY`) plus two `block × m` buffers.
 pub(crate) fn eigh_times(kyy: Array2<f64>, kxy: Array2<f64>) -> Result<(Array1<f64>, Array2<f64>)> {
     let m = kyy.nrows();
@@ -431,51 +397,66 @@ pub(crate) fn eigh_times(kyy: Array2<f64>, kxy: Array2<f64>) -> Result<(Array1<f
         .chunks_mut(rows * m)
         .map(Mutex::new)
         .collect();
-    let progress = Progress::default();
-    let next_gemm = std::sync::atomic::AtomicUsize::new(0);
+    let schedule = Schedule::new(blocks.len());
     let zcell: std::sync::OnceLock<Array2<f64>> = std::sync::OnceLock::new();
+    let tcell: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
     let (a, tau) = (a, tau);
-    // C_b = P_b Z for every finished block not yet taken (both threads, once Z exists)
-    let multiply = || -> Result<()> {
-        let Some(z) = progress.wait_z(&zcell) else {
-            return Ok(()); // dstedc failed: its error is reported below
-        };
-        let mut out = Array2::<f64>::zeros((rows, m));
-        loop {
-            let b = next_gemm.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            if b >= blocks.len() || !progress.wait_applied(b) {
-                return Ok(());
-            }
+    // apply every reflector to blocks not yet taken and, once Z exists, multiply applied blocks by
+    // Z (both threads; `dlarfb` only reads the reflectors and the precomputed T factors)
+    let work_loop = || -> Result<()> {
+        let mut out: Option<Array2<f64>> = None;
+        let mut lwork: Vec<f64> = Vec::new();
+        while let Some(task) = schedule.next() {
+            let b = match task {
+                Task::Apply(b) | Task::Multiply(b) => b,
+            };
             let mut g = blocks[b].lock().unwrap_or_else(|e| e.into_inner());
             let r = g.len() / m;
-            let pb = ndarray::ArrayViewMut2::from_shape((r, m), &mut g[..]).map_err(|e| {
-                Error::Eigensolver {
-                    backend: "dgemm",
-                    reason: e.to_string(),
+            match task {
+                Task::Apply(_) => {
+                    let ts = tcell.get().expect("T factors exist before any Apply task");
+                    apply_reflectors_blocked(&a, ts, m, &mut g, &mut lwork)?;
                 }
-            })?;
-            let mut ob = out.slice_mut(s![..r, ..]);
-            ndarray::linalg::general_mat_mul(1.0, &pb.view(), z, 0.0, &mut ob);
-            let mut pb = pb;
-            pb.assign(&ob);
+                Task::Multiply(_) => {
+                    let z = zcell.get().expect("Z exists before any Multiply task");
+                    let out = out.get_or_insert_with(|| Array2::<f64>::zeros((rows, m)));
+                    let pb =
+                        ndarray::ArrayViewMut2::from_shape((r, m), &mut g[..]).map_err(|e| {
+                            Error::Eigensolver {
+                                backend: "dgemm",
+                                reason: e.to_string(),
+                            }
+                        })?;
+                    let mut ob = out.slice_mut(s![..r, ..]);
+                    ndarray::linalg::general_mat_mul(1.0, &pb.view(), z, 0.0, &mut ob);
+                    let mut pb = pb;
+                    pb.assign(&ob);
+                }
+            }
+            drop(g);
+            schedule.done(task);
         }
+        Ok(())
+    };
+    let run = |f: &dyn Fn() -> Result<()>| {
+        let r = f();
+        if r.is_err() {
+            schedule.fail();
+        }
+        r
     };
     let (stedc, helper, mine) = with_single_blas_thread(|| {
         std::thread::scope(|scope| {
             let helper = scope.spawn(|| -> Result<()> {
-                let _unwind = FailOnUnwind(&progress);
-                for (b, block) in blocks.iter().enumerate() {
-                    let mut g = block.lock().unwrap_or_else(|e| e.into_inner());
-                    if let Err(err) = apply_reflectors_t(&a, &tau, m, &mut g) {
-                        progress.fail();
-                        return Err(err);
-                    }
-                    drop(g);
-                    progress.applied(b + 1);
-                }
-                multiply()
+                let _unwind = FailOnUnwind(&schedule);
+                run(&|| {
+                    // the T factors of all reflector blocks, once, before any block is touched
+                    let _ = tcell.set(block_reflector_factors(&a, &tau, m)?);
+                    schedule.factors_ready();
+                    work_loop()
+                })
             });
-            let _unwind = FailOnUnwind(&progress);
+            let _unwind = FailOnUnwind(&schedule);
             let mut z = vec![0.0; m * m];
             let stedc = stedc_vectors(&mut d, &mut e, &mut z, m).and_then(|()| {
                 Array2::from_shape_vec((m, m).f(), z).map_err(|e| Error::Eigensolver {
@@ -486,17 +467,17 @@ pub(crate) fn eigh_times(kyy: Array2<f64>, kxy: Array2<f64>) -> Result<(Array1<f
             let mine = match stedc {
                 Ok(z) => {
                     let _ = zcell.set(z);
-                    progress.z_ready();
-                    multiply().map(|()| Ok(()))
+                    schedule.z_ready();
+                    run(&work_loop).map(|()| Ok(()))
                 }
                 Err(err) => {
-                    progress.fail();
+                    schedule.fail();
                     Ok(Err(err))
                 }
             };
             let helper = helper.join().unwrap_or_else(|_| {
                 Err(Error::Eigensolver {
-                    backend: "dormtr",
+                    backend: "dlarfb",
                     reason: "a worker thread panicked".into(),
                 })
             });
@@ -514,9 +495,98 @@ pub(crate) fn eigh_times(kyy: Array2<f64>, kxy: Array2<f64>) -> Result<(Array1<f
     Ok((Array1::from(d), p))
 }
 
+/// Reflectors per block of [`apply_reflectors_blocked`] (`dormtr` uses `ILAENV`'s 32): measured at
+/// `m = n = 4000`, one thread, the whole back-transformation takes 3.8 CPU-s with `dormtr`, 3.2 with
+/// blocks of 64 and 3.0 with blocks of 128 (docs/PERFORMANCE.md, "Kernel estimator: order two …").
+const REFLECTOR_BLOCK: usize = 128;
+
+/// `(first, count)` of each block of [`REFLECTOR_BLOCK`] reflectors among `k`, in order.
+fn reflector_blocks(k: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..k)
+        .step_by(REFLECTOR_BLOCK)
+        .map(move |i| (i, REFLECTOR_BLOCK.min(k - i)))
+}
+
+/// The triangular factors `T_i` (`dlarft`, forward, columnwise) of the blocks of
+/// [`REFLECTOR_BLOCK`] reflectors of `dsytrd('L')` (reflector `j` in column `j` of `a` below the
+/// subdiagonal, `m − 1` of them), each `REFLECTOR_BLOCK × REFLECTOR_BLOCK`, in order.
+fn block_reflector_factors(a: &[f64], tau: &[f64], m: usize) -> Result<Vec<f64>> {
+    let k = m - 1;
+    let nb = REFLECTOR_BLOCK;
+    let (mi, nbi) = (dim_i32(m)?, dim_i32(nb)?);
+    assert!(a.len() == m * m && tau.len() >= k);
+    let mut ts = vec![0.0; nb * nb * k.div_ceil(nb)];
+    for (t, (i, ib)) in ts.chunks_mut(nb * nb).zip(reflector_blocks(k)) {
+        // SAFETY: the reflectors i..i+ib live in columns i.. of `a` from row i + 1 on (a
+        // (k − i) × ib block with leading dimension m), `tau[i..]` has ≥ ib elements, `t` is
+        // nb × nb (ldt = nb ≥ ib).
+        unsafe {
+            lapack::dlarft(
+                b'F',
+                b'C',
+                dim_i32(k - i)?,
+                dim_i32(ib)?,
+                &a[(i + 1) + i * m..],
+                mi,
+                &tau[i..],
+                t,
+                nbi,
+            );
+        }
+    }
+    Ok(ts)
+}
+
+/// `Qᵀ B` in place for the column-major `m × cols` block `b`, `Q` the orthogonal factor of
+/// `dsytrd('L')` (reflectors in `a`, factors from [`block_reflector_factors`]): `dormtr`'s
+/// algorithm (`dormqr` on rows 2..m, blocks applied first to last by `dlarfb`) with blocks of
+/// [`REFLECTOR_BLOCK`] and the factors computed once. `dlarfb` only reads `a` and `ts`.
+fn apply_reflectors_blocked(
+    a: &[f64],
+    ts: &[f64],
+    m: usize,
+    b: &mut [f64],
+    work: &mut Vec<f64>,
+) -> Result<()> {
+    let k = m - 1;
+    let nb = REFLECTOR_BLOCK;
+    let cols = b.len() / m;
+    assert!(a.len() == m * m && b.len() == m * cols && ts.len() >= nb * nb * k.div_ceil(nb));
+    if cols == 0 {
+        return Ok(());
+    }
+    work.resize(cols * nb, 0.0);
+    let (mi, nbi, ci) = (dim_i32(m)?, dim_i32(nb)?, dim_i32(cols)?);
+    for (t, (i, ib)) in ts.chunks(nb * nb).zip(reflector_blocks(k)) {
+        // SAFETY: V is the (k − i) × ib block of `a` at row i + 1, column i (ldv = m); T is
+        // nb × nb (ldt = nb); C is rows i + 1.. of the m × cols block `b` (ldc = m); the
+        // workspace is cols × nb (ldwork = cols ≥ 1).
+        unsafe {
+            lapack::dlarfb(
+                b'L',
+                b'T',
+                b'F',
+                b'C',
+                dim_i32(k - i)?,
+                ci,
+                dim_i32(ib)?,
+                &a[(i + 1) + i * m..],
+                mi,
+                t,
+                nbi,
+                &mut b[i + 1..],
+                mi,
+                work,
+                ci,
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Marks the hand-over failed when its thread unwinds, so that a panic on one thread of
 /// [`eigh_times`] cannot leave the other waiting forever (the scope then re-raises the panic).
-struct FailOnUnwind<'a>(&'a Progress);
+struct FailOnUnwind<'a>(&'a Schedule);
 
 impl Drop for FailOnUnwind<'_> {
     fn drop(&mut self) {
@@ -526,47 +596,97 @@ impl Drop for FailOnUnwind<'_> {
     }
 }
 
-/// Hand-over between the two threads of [`eigh_times`]: how many row blocks have their
-/// reflectors applied, whether `Z` exists, whether either thread failed.
-#[derive(Default)]
-struct Progress {
-    state: Mutex<(usize, bool, bool)>,
+/// A unit of work of [`eigh_times`]'s two threads: apply the reflectors to row block `b` of
+/// `K_XY`, or multiply the (applied) block by `Z`.
+#[derive(Clone, Copy)]
+enum Task {
+    Apply(usize),
+    Multiply(usize),
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum BlockState {
+    Raw,
+    Applying,
+    Applied,
+    Busy,
+    Finished,
+}
+
+/// Hand-out of [`eigh_times`]'s tasks: blocks in order, each applied once and then multiplied
+/// once, by whichever thread asks first; Apply tasks once the T factors exist, Multiply tasks once
+/// `Z` exists (multiplying first, so that finished blocks leave the queue early).
+struct Schedule {
+    state: Mutex<ScheduleState>,
     changed: std::sync::Condvar,
 }
 
-impl Progress {
-    fn update(&self, f: impl FnOnce(&mut (usize, bool, bool))) {
+struct ScheduleState {
+    blocks: Vec<BlockState>,
+    factors: bool,
+    z: bool,
+    failed: bool,
+}
+
+impl Schedule {
+    fn new(blocks: usize) -> Self {
+        Schedule {
+            state: Mutex::new(ScheduleState {
+                blocks: vec![BlockState::Raw; blocks],
+                factors: false,
+                z: false,
+                failed: false,
+            }),
+            changed: std::sync::Condvar::new(),
+        }
+    }
+    fn update(&self, f: impl FnOnce(&mut ScheduleState)) {
         let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
         f(&mut g);
         self.changed.notify_all();
     }
-    fn applied(&self, blocks: usize) {
-        self.update(|s| s.0 = blocks);
+    fn factors_ready(&self) {
+        self.update(|s| s.factors = true);
     }
     fn z_ready(&self) {
-        self.update(|s| s.1 = true);
+        self.update(|s| s.z = true);
     }
     fn fail(&self) {
-        self.update(|s| s.2 = true);
+        self.update(|s| s.failed = true);
     }
-    /// Waits until block `b` has its reflectors applied; false if a thread failed.
-    fn wait_applied(&self, b: usize) -> bool {
-        let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        while g.0 <= b && !g.2 {
-            g = self.changed.wait(g).unwrap_or_else(|e| e.into_inner());
-        }
-        !g.2
+    fn done(&self, task: Task) {
+        self.update(|s| match task {
+            Task::Apply(b) => s.blocks[b] = BlockState::Applied,
+            Task::Multiply(b) => s.blocks[b] = BlockState::Finished,
+        });
     }
-    /// Waits until `Z` exists (`None` if a thread failed first).
-    fn wait_z<'a>(&self, z: &'a std::sync::OnceLock<Array2<f64>>) -> Option<&'a Array2<f64>> {
+    /// The next task, waiting while none is available yet; `None` when every block is finished
+    /// or being finished by the other thread, or when a thread failed.
+    fn next(&self) -> Option<Task> {
         let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        while !g.1 && !g.2 {
+        loop {
+            if g.failed {
+                return None;
+            }
+            if g.z {
+                if let Some(b) = g.blocks.iter().position(|&s| s == BlockState::Applied) {
+                    g.blocks[b] = BlockState::Busy;
+                    return Some(Task::Multiply(b));
+                }
+            }
+            if g.factors {
+                if let Some(b) = g.blocks.iter().position(|&s| s == BlockState::Raw) {
+                    g.blocks[b] = BlockState::Applying;
+                    return Some(Task::Apply(b));
+                }
+            }
+            if g.blocks
+                .iter()
+                .all(|&s| s == BlockState::Busy || s == BlockState::Finished)
+            {
+                return None;
+            }
             g = self.changed.wait(g).unwrap_or_else(|e| e.into_inner());
-        }
-        if g.2 {
-            None
-        } else {
-            z.get()
         }
     }
 }
@@ -669,6 +789,44 @@ pub(crate) fn sandwich_in_place(
     Ok(out)
 }
 
+/// `(Tr M, ln ‖M‖_F²)` of `M = a·K + b·W Wᵀ`, `W = C diag(scale)`, without its eigenvalues: for
+/// real symmetric `M`, `Σ_k μ_k = Tr M` and `Σ_k μ_k² = Tr M² = ‖M‖_F²` (docs/kernel.md,
+/// "sandwich_frobenius"). `M` is formed by [`sandwich_in_place`] (the same numbers the eigensolver
+/// would get); its lower triangle is read twice (the largest entry, then the sum of squares scaled by
+/// it, so that no square overflows or underflows). `ln ‖M‖_F² = −∞` for `M = 0`; an error if `M`
+/// has a non-finite entry is the caller's (`Ok(None)`).
+pub(crate) fn sandwich_frobenius(
+    k: &ArrayView2<f64>,
+    c: &ArrayView2<f64>,
+    a: f64,
+    b: f64,
+    scale: &[f64],
+) -> Result<Option<(f64, f64)>> {
+    let m = sandwich_in_place(k, c, a, b, scale)?;
+    let n = m.nrows();
+    let rows = || (0..n).map(|i| m.slice(s![i, ..=i]));
+    let mut top = 0.0f64;
+    for row in rows() {
+        for &v in row {
+            if !v.is_finite() {
+                return Ok(None);
+            }
+            top = top.max(v.abs());
+        }
+    }
+    let trace: f64 = m.diag().sum();
+    if top == 0.0 {
+        return Ok(Some((trace, f64::NEG_INFINITY)));
+    }
+    let (mut off, mut diag) = (0.0f64, 0.0f64);
+    for (i, row) in rows().enumerate() {
+        let r = row.as_slice().expect("a row of a standard-layout matrix");
+        off += r[..i].iter().map(|v| (v / top) * (v / top)).sum::<f64>();
+        diag += (r[i] / top) * (r[i] / top);
+    }
+    Ok(Some((trace, (2.0 * off + diag).ln() + 2.0 * top.ln())))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -728,6 +886,39 @@ mod tests {
         for (x, y) in w2.iter().zip(&w1) {
             assert!((x - y).abs() <= 1e-13 * scale, "{x} vs {y}");
         }
+    }
+
+    #[test]
+    fn sandwich_frobenius_is_the_power_sums_of_the_spectrum() {
+        let (n, m) = (45, 300);
+        let k = symmetric(n, 6);
+        let c = Array2::from_shape_fn((n, m), |(i, j)| ((i * 5 + j * 7) % 13) as f64 - 6.0);
+        let scale: Vec<f64> = (0..m).map(|j| 1.0 / (2.0 + j as f64)).collect();
+        for (a, b, big) in [(0.5, -2.0, 1.0f64), (1.5, 0.25, 1.0), (0.5, -2.0, 1e200)] {
+            // entries of 1e200: the squares overflow unless scaled
+            let scaled: Vec<f64> = scale.iter().map(|s| s * big.sqrt()).collect();
+            let (tr, ln_sq) = sandwich_frobenius(&k.view(), &c.view(), a * big, b, &scaled)
+                .unwrap()
+                .unwrap();
+            let mut dense = sandwich_in_place(&k.view(), &c.view(), a, b, &scale).unwrap();
+            for i in 0..n {
+                for j in 0..i {
+                    dense[[j, i]] = dense[[i, j]];
+                }
+            }
+            let mu = Backend::Lapack.eigvalsh_real(dense.view()).unwrap();
+            let (s1, s2) = (mu.sum(), mu.iter().map(|v| v * v).sum::<f64>());
+            assert!((tr / big - s1).abs() <= 1e-12 * s2.sqrt(), "{tr} vs {s1}");
+            let want = s2.ln() + 2.0 * big.ln();
+            assert!(
+                (ln_sq - want).abs() <= 1e-12 * want.abs().max(1.0),
+                "{ln_sq} vs {want}"
+            );
+        }
+        let zero = Array2::<f64>::zeros((3, 3));
+        let c0 = Array2::<f64>::zeros((3, 2));
+        let r = sandwich_frobenius(&zero.view(), &c0.view(), 1.0, 1.0, &[1.0, 1.0]).unwrap();
+        assert_eq!(r, Some((0.0, f64::NEG_INFINITY)));
     }
 
     #[test]

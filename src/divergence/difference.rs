@@ -9,8 +9,9 @@ use crate::error::Error;
 use crate::spectral::{Backend, EigenSolver};
 use crate::state::density::{hermitian_unit_trace, psd_check};
 use crate::state::{DensityMatrix, Tolerance};
-use ndarray::{Array2, Zip};
+use ndarray::{Array1, Array2, ShapeBuilder, Zip};
 use num_complex::Complex64;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Smallest dimension at which [`difference_from_matrices`] runs the PSD checks beside the
 /// eigensolve; below it (a solve of a few µs) the sequential route is as fast.
@@ -50,9 +51,83 @@ pub(crate) fn hockey_stick_of(
     check_gamma(gamma)?;
     let m = Zip::from(rho)
         .and(sigma)
-        .map_collect(|&r, &s| r - s * gamma);
-    let ev = backend.eigvalsh(m.view())?;
+        .map_collect(|&r, &s| hockey_entry(r, s, gamma));
+    hockey_value(&solve_hermitian(m, backend)?)
+}
+
+/// One entry of `ρ − γσ` (the same operations in both routes).
+#[inline(always)]
+fn hockey_entry(r: Complex64, s: Complex64, gamma: f64) -> Complex64 {
+    r - s * gamma
+}
+
+/// `Tr(ρ − γσ)_+` from the eigenvalues.
+fn hockey_value(ev: &Array1<f64>) -> crate::Result<f64> {
     Ok(ev.iter().filter(|&&x| x > 0.0).fold(0.0, |a, x| a + x))
+}
+
+/// `½‖ρ − σ‖₁` from the eigenvalues of `ρ − σ`.
+fn trace_distance_value(ev: &Array1<f64>) -> crate::Result<f64> {
+    Ok(0.5 * ev.iter().map(|x| x.abs()).sum::<f64>())
+}
+
+/// The eigenvalues of the exactly Hermitian matrix `m`. A row-major `m` is handed to the solver
+/// as `mᵀ = m̄` (the same eigenvalues), its buffer being the column-major one of `m̄`: LAPACK then
+/// needs no transposing copy (a strided read of the whole matrix, 0.14 ms at d = 256 and
+/// 0.5–0.8 ms at 512 here), and where the solve is `zheevd`'s it runs on this buffer itself
+/// ([`solve_row_major`]).
+fn solve_hermitian(m: Array2<Complex64>, backend: Backend) -> crate::Result<Array1<f64>> {
+    if !m.is_standard_layout() {
+        return backend.eigvalsh(m.view());
+    }
+    let n = m.nrows();
+    let max_abs = max_abs_entry(m.as_slice().unwrap_or(&[]));
+    solve_row_major(m.into_raw_vec_and_offset().0, n, max_abs, backend)
+}
+
+/// The eigenvalues of the exactly Hermitian `n × n` matrix whose row-major entries `buf` holds,
+/// `max_abs` its largest `|re|`, `|im|`: `zheevd`'s values-only computation on the buffer itself
+/// (`lapack::hermitian_values_in_place`: `zhetrd` + `dsterf`, the same result) where `backend`
+/// solves with `zheevd` at this size and `zheevd` would not rescale, else `backend.eigvalsh` of
+/// the conjugate (the buffer read column-major).
+fn solve_row_major(
+    mut buf: Vec<Complex64>,
+    n: usize,
+    max_abs: f64,
+    backend: Backend,
+) -> crate::Result<Array1<f64>> {
+    #[cfg(feature = "openblas")]
+    if backend.values_by_zheevd(n) {
+        if let Some(v) = crate::spectral::lapack::hermitian_values_in_place(&mut buf, n, max_abs) {
+            return v.map(Array1::from);
+        }
+    }
+    #[cfg(not(feature = "openblas"))]
+    let _ = (max_abs, &mut buf);
+    let m = Array2::from_shape_vec((n, n).f(), buf).map_err(|e| Error::Eigensolver {
+        backend: "difference",
+        reason: format!("unexpected shape: {e}"),
+    })?;
+    backend.eigvalsh(m.view())
+}
+
+/// The largest `|re|`, `|im|` of the entries (independent lanes, vectorised; NaN is skipped).
+fn max_abs_entry(a: &[Complex64]) -> f64 {
+    const LANES: usize = 8;
+    let mut m = [0.0f64; LANES];
+    let chunks = a.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for k in 0..LANES {
+            let v = c[k].re.abs().max(c[k].im.abs());
+            m[k] = if v > m[k] { v } else { m[k] };
+        }
+    }
+    for z in rest {
+        let v = z.re.abs().max(z.im.abs());
+        m[0] = if v > m[0] { v } else { m[0] };
+    }
+    m.iter().copied().fold(0.0, f64::max)
 }
 
 /// `½‖ρ − σ‖₁` from the (validated) matrices (the computation of [`Pair::trace_distance`]).
@@ -62,23 +137,121 @@ pub(crate) fn trace_distance_of(
     backend: Backend,
 ) -> crate::Result<f64> {
     let m = Zip::from(rho).and(sigma).map_collect(|&r, &s| r - s);
-    let ev = backend.eigvalsh(m.view())?;
-    Ok(0.5 * ev.iter().map(|x| x.abs()).sum::<f64>())
+    trace_distance_value(&solve_hermitian(m, backend)?)
 }
 
-fn values(
+/// `f(H(a)_ij, H(b)_ij)` where `H(x) = (x + x†)/2` is what validation stores
+/// (`symmetrize_checked`: the lower entry `m = (x_ij + conj x_ji)/2`, the upper one `conj m`,
+/// the same operations here), so that the result equals `f` applied entrywise to the two
+/// validated matrices, bit for bit — read straight from the raw inputs in one tiled pass.
+/// Returned row-major with its largest `|re|`, `|im|`; only the upper triangle (the lower one of
+/// the column-major buffer, all that `zhetrd` reads) unless `full`. `None` when an entry is not
+/// finite (a raw input that validation will reject, or an overflow: the caller then takes the
+/// sequential route).
+fn raw_difference(
+    a: &Array2<Complex64>,
+    b: &Array2<Complex64>,
+    full: bool,
+    f: impl Fn(Complex64, Complex64) -> Complex64,
+) -> Option<(Vec<Complex64>, f64)> {
+    use crate::state::validation::SLICE_TILE as T;
+    let r = a.nrows();
+    let (a, b) = (a.as_standard_layout(), b.as_standard_layout());
+    let (a, b) = (a.as_slice()?, b.as_slice()?);
+    let mut out = vec![Complex64::new(0.0, 0.0); r * r];
+    let (mut bad, mut max_abs) = (false, 0.0f64);
+    // the upper triangle (j, i), j ≤ i, tile by tile, each row of a tile written in order
+    for bi in (0..r).step_by(T) {
+        for bj in (0..=bi).step_by(T) {
+            for j in bj..(bj + T).min(r) {
+                for i in bi.max(j)..(bi + T).min(r) {
+                    let (ij, ji) = (i * r + j, j * r + i);
+                    // validation's lower entry of (i, j) and its stored conjugate at (j, i)
+                    let ma = (a[ij] + a[ji].conj()) * 0.5;
+                    let mb = (b[ij] + b[ji].conj()) * 0.5;
+                    let up = if i == j {
+                        f(ma, mb)
+                    } else {
+                        f(ma.conj(), mb.conj())
+                    };
+                    // NaN or ±∞ (or a sum beyond f64::MAX) marks the difference as not finite
+                    let sum = up.re.abs() + up.im.abs();
+                    bad |= sum.is_nan() || sum > f64::MAX;
+                    let v = up.re.abs().max(up.im.abs());
+                    max_abs = if v > max_abs { v } else { max_abs };
+                    out[ji] = up;
+                }
+            }
+        }
+    }
+    if bad {
+        return None;
+    }
+    if full {
+        for i in 1..r {
+            for j in 0..i {
+                let (ij, ji) = (i * r + j, j * r + i);
+                let ma = (a[ij] + a[ji].conj()) * 0.5;
+                let mb = (b[ij] + b[ji].conj()) * 0.5;
+                out[ij] = f(ma, mb);
+            }
+        }
+    }
+    Some((out, max_abs))
+}
+
+/// The values of `what` from the raw matrices (each difference by [`raw_difference`]), solves
+/// skipped once `abort` is set (the checks beside them rejected an input); `None` when skipped or
+/// when a difference is not finite.
+fn raw_values(
     rho: &Array2<Complex64>,
     sigma: &Array2<Complex64>,
     what: Difference<'_>,
     backend: Backend,
-) -> crate::Result<Vec<f64>> {
+    abort: &AtomicBool,
+) -> Option<crate::Result<Vec<f64>>> {
+    let r = rho.nrows();
+    // only the triangle zhetrd reads where the solve is zheevd's on the buffer itself
+    let full = !backend.values_by_zheevd(r);
+    let solve = |m: Option<(Vec<Complex64>, f64)>| -> Option<crate::Result<Array1<f64>>> {
+        let (buf, max_abs) = m?;
+        if abort.load(Ordering::Relaxed) {
+            return None;
+        }
+        Some(solve_row_major(buf, r, max_abs, backend))
+    };
+    let mut out = Vec::new();
     match what {
-        Difference::HockeyStick(gammas) => gammas
-            .iter()
-            .map(|&g| hockey_stick_of(rho, sigma, g, backend))
-            .collect(),
-        Difference::TraceDistance => Ok(vec![trace_distance_of(rho, sigma, backend)?]),
+        Difference::HockeyStick(gammas) => {
+            for &g in gammas {
+                let m = raw_difference(rho, sigma, full, |r, s| hockey_entry(r, s, g));
+                out.push(solve(m)?.and_then(|ev| hockey_value(&ev)));
+            }
+        }
+        Difference::TraceDistance => {
+            let m = raw_difference(rho, sigma, full, |r, s| r - s);
+            out.push(solve(m)?.and_then(|ev| trace_distance_value(&ev)));
+        }
     }
+    Some(out.into_iter().collect())
+}
+
+/// The validation of both raw inputs, one after the other (`DensityMatrix::with_options`'s
+/// checks on a copy: the `O(d²)` checks, then the PSD check), the first error tagged with its
+/// operand.
+fn check_both(
+    rho: &Array2<Complex64>,
+    sigma: &Array2<Complex64>,
+    tol: Tolerance,
+    backend: Backend,
+) -> std::result::Result<(), OperandError> {
+    for (m, o) in [(rho, Operand::Rho), (sigma, Operand::Sigma)] {
+        let mut h = m.clone();
+        let tag = |e: Error| (Some(o), e);
+        let t = hermitian_unit_trace(&mut h, tol).map_err(tag)?;
+        psd_check(&h, t, backend).map_err(tag)?;
+    }
+    Ok(())
 }
 
 /// The hockey-stick divergences or the trace distance of two raw matrices, with the results and
@@ -87,22 +260,25 @@ fn values(
 /// other — the same accept/reject decisions, the same first error, the same values.
 ///
 /// What differs is the schedule. Neither state is decomposed, so validation is the cost on top of
-/// the solve: two `O(d²)` passes and a shifted Cholesky factorisation per input
-/// (docs/conventions.md, "Validation tolerance"). After both inputs pass their `O(d²)` checks
-/// (squareness, finiteness, Hermiticity, trace) the two PSD checks run on one rayon thread while
-/// the eigensolves of `ρ − γσ` (which need only the symmetrised matrices) run on another; a value
-/// is returned only when both PSD checks accepted. This overlap is taken when BLAS runs at most
-/// two threads (the section pins it to one thread, the thread policy of
+/// the solve: the `O(d²)` checks and a shifted Cholesky factorisation per input
+/// (docs/conventions.md, "Validation tolerance"). Both inputs' validations (on copies, in the
+/// sequential order) run as one task on a rayon pool thread while the calling thread solves: it
+/// forms each `ρ − γσ` straight from the raw inputs with validation's own symmetrisation (the same
+/// operations, so the same matrix as from the validated states, bit for bit) and runs the
+/// values-only eigensolve; a value is returned only when both checks accepted (a rejection also
+/// stops solves not yet started). This overlap is taken when BLAS runs at most two threads (the
+/// section pins it to one thread, the thread policy of
 /// [`crate::spectral::with_single_blas_thread`]: two single-threaded tasks use the cores that two
 /// BLAS threads would), rayon has at least two threads, the dimension is at least
 /// [`OVERLAP_FROM`], the dimensions agree, every γ is valid and `backend` keeps this dimension on
-/// the host (`from_matrices::side_by_side`); otherwise the calls run one after the other.
+/// the host (`from_matrices::side_by_side`); otherwise — and when a difference is not finite —
+/// the calls run one after the other.
 ///
 /// Errors: a validation error tagged with its operand (ρ's first); then
 /// [`Error::DimensionMismatch`], the γ check and [`Error::Eigensolver`] untagged.
 pub fn difference_from_matrices(
-    mut rho: Array2<Complex64>,
-    mut sigma: Array2<Complex64>,
+    rho: Array2<Complex64>,
+    sigma: Array2<Complex64>,
     what: Difference<'_>,
     tol: Tolerance,
     backend: Backend,
@@ -119,31 +295,28 @@ pub fn difference_from_matrices(
     if !overlap {
         return sequential(rho, sigma, what, tol, backend);
     }
-    let tag = |o: Operand| move |e: Error| (Some(o), e);
-    // the O(d²) checks of both, in the sequential order: ρ's error first
-    let t_rho = hermitian_unit_trace(&mut rho, tol).map_err(tag(Operand::Rho))?;
-    let t_sigma = match hermitian_unit_trace(&mut sigma, tol) {
-        Ok(t) => t,
-        Err(e) => {
-            // the sequential route would have finished ρ's validation first
-            psd_check(&rho, t_rho, backend).map_err(tag(Operand::Rho))?;
-            return Err((Some(Operand::Sigma), e));
-        }
-    };
-    let ((psd_rho, psd_sigma), vals) = crate::spectral::with_single_blas_thread(|| {
-        rayon::join(
-            || {
-                (
-                    psd_check(&rho, t_rho, backend),
-                    psd_check(&sigma, t_sigma, backend),
-                )
-            },
-            || values(&rho, &sigma, what, backend),
-        )
+    // the checks (both inputs, in the sequential order) on a pool thread, the solves here from
+    // the raw inputs; the solves' symmetrisation is validation's, so the values are those of the
+    // validated matrices
+    let abort = AtomicBool::new(false);
+    let mut checked = None;
+    let vals = crate::spectral::with_single_blas_thread(|| {
+        rayon::in_place_scope(|s| {
+            s.spawn(|_| {
+                let c = check_both(&rho, &sigma, tol, backend);
+                abort.store(c.is_err(), Ordering::Relaxed);
+                checked = Some(c);
+            });
+            raw_values(&rho, &sigma, what, backend, &abort)
+        })
     });
-    psd_rho.map_err(tag(Operand::Rho))?;
-    psd_sigma.map_err(tag(Operand::Sigma))?;
-    vals.map_err(|e| (None, e))
+    // the scope has joined the checks
+    checked.expect("the checks ran")?;
+    match vals {
+        Some(v) => v.map_err(|e| (None, e)),
+        // a difference was not finite (an overflow of γσ): the sequential route decides
+        None => sequential(rho, sigma, what, tol, backend),
+    }
 }
 
 /// [`difference_from_matrices`] one call after the other.
@@ -163,4 +336,112 @@ fn sequential(
         Difference::TraceDistance => pair.trace_distance().map(|v| vec![v]),
     }
     .map_err(|e| (None, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    fn noisy(r: usize, seed: u64) -> Array2<Complex64> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        Array2::from_shape_fn((r, r), |_| {
+            Complex64::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5)
+        })
+    }
+
+    /// The difference read from raw matrices is `f` of the validated (symmetrised) matrices,
+    /// bit for bit: the upper triangle always, the whole matrix with `full`.
+    #[test]
+    fn raw_difference_is_that_of_the_symmetrised_matrices() {
+        let g = std::f64::consts::E;
+        for (k, r) in [1, 2, 7, 8, 9, 17, 40, 64].into_iter().enumerate() {
+            let (a, b) = (noisy(r, 2 * k as u64), noisy(r, 2 * k as u64 + 1));
+            // validation's symmetrisation, written out (the Hermitian check fails on noise)
+            let sym = |x: &Array2<Complex64>| {
+                let mut h = x.clone();
+                for i in 0..r {
+                    for j in 0..=i {
+                        let m = (x[[i, j]] + x[[j, i]].conj()) * 0.5;
+                        h[[j, i]] = m.conj();
+                        h[[i, j]] = m;
+                    }
+                }
+                h
+            };
+            let (ha, hb) = (sym(&a), sym(&b));
+            let want = Zip::from(&ha)
+                .and(&hb)
+                .map_collect(|&x, &y| hockey_entry(x, y, g));
+            for full in [false, true] {
+                let (got, max_abs) =
+                    raw_difference(&a, &b, full, |x, y| hockey_entry(x, y, g)).unwrap();
+                let got = Array2::from_shape_vec((r, r), got).unwrap();
+                for i in 0..r {
+                    for j in 0..r {
+                        if full || j >= i {
+                            assert_eq!(
+                                format!("{:?}", got[[i, j]]),
+                                format!("{:?}", want[[i, j]]),
+                                "r = {r}, ({i}, {j})"
+                            );
+                        }
+                    }
+                }
+                let m = want
+                    .iter()
+                    .fold(0.0f64, |m, z| m.max(z.re.abs()).max(z.im.abs()));
+                assert_eq!(max_abs, m);
+            }
+        }
+        // non-finite entries: no difference
+        let mut a = noisy(10, 1);
+        a[[3, 1]] = Complex64::new(0.0, f64::INFINITY);
+        assert!(raw_difference(&a, &noisy(10, 2), false, |x, y| x - y).is_none());
+    }
+
+    /// The in-place values (zhetrd + dsterf on the row-major buffer) against `zheevd` through the
+    /// backend on the same matrix (bit for bit where no scaling applies) and against nalgebra's
+    /// implicit QR (an independent algorithm, to rounding); outside the unscaled range the
+    /// in-place route declines.
+    #[cfg(feature = "openblas")]
+    #[test]
+    fn in_place_values_are_zheevds() {
+        use crate::spectral::EigenSolver;
+        for (k, r) in [1, 2, 9, 33, 64, 130].into_iter().enumerate() {
+            let a = noisy(r, 100 + k as u64);
+            let h = (&a + &a.t().mapv(|z| z.conj())).mapv(|z| z * 0.5);
+            let mut buf = h.as_slice().unwrap().to_vec();
+            let got = crate::spectral::lapack::hermitian_values_in_place(&mut buf, r, 1.0)
+                .unwrap()
+                .unwrap();
+            let zheevd = Backend::Lapack.eigvalsh(h.t()).unwrap();
+            assert_eq!(got, zheevd.to_vec(), "r = {r}");
+            let nalgebra = Backend::Nalgebra.eigvalsh(h.view()).unwrap();
+            for (x, y) in got.iter().zip(&nalgebra) {
+                assert!((x - y).abs() <= 1e-13 * r as f64, "{x} vs {y}");
+            }
+            // the whole route from row-major storage, either backend
+            for be in [Backend::Auto, Backend::Lapack, Backend::Nalgebra] {
+                let v = solve_hermitian(h.clone(), be).unwrap();
+                for (x, y) in v.iter().zip(&nalgebra) {
+                    assert!((x - y).abs() <= 1e-13 * r as f64, "{be:?}: {x} vs {y}");
+                }
+            }
+        }
+        let mut buf = vec![Complex64::new(0.0, 0.0); 4];
+        for tiny_or_huge in [1e-150, 1e140, f64::INFINITY, f64::NAN] {
+            assert!(
+                crate::spectral::lapack::hermitian_values_in_place(&mut buf, 2, tiny_or_huge)
+                    .is_none()
+            );
+        }
+        // scaled matrices take zheevd's own route: the same values as zheevd
+        for scale in [1e-150, 1e145] {
+            let a = noisy(40, 7).mapv(|z| z * scale);
+            let h = (&a + &a.t().mapv(|z| z.conj())).mapv(|z| z * 0.5);
+            let want = Backend::Lapack.eigvalsh(h.t()).unwrap();
+            assert_eq!(solve_hermitian(h, Backend::Lapack).unwrap(), want);
+        }
+    }
 }

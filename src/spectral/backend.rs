@@ -184,6 +184,14 @@ impl Backend {
         self.resolve(Op::Vectors, d) == Backend::Cuda
     }
 
+    /// Whether a values-only complex solve (`eigvalsh`) of dimension `d` runs on LAPACK's
+    /// `zheevd` (this backend is [`Backend::Lapack`], or [`Backend::Auto`] picks it at `d`).
+    pub(crate) fn values_by_zheevd(self, d: usize) -> bool {
+        cfg!(feature = "openblas")
+            && !self.small_solver(d, false)
+            && self.resolve(Op::Values, d) == Backend::Lapack
+    }
+
     /// Whether [`Backend::Auto`] answers a complex Hermitian solve of dimension `d` with the
     /// fixed-size solver (`spectral::small::eigh_small`: `1 ≤ d ≤`
     /// [`AUTO_SMALL_VECTORS_MAX`](super::small::AUTO_SMALL_VECTORS_MAX) with vectors,

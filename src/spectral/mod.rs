@@ -20,6 +20,7 @@ mod graded;
 pub(crate) mod lapack;
 mod nalgebra_backend;
 mod products;
+mod ritz;
 pub mod small;
 pub mod small_lanes;
 
@@ -31,6 +32,7 @@ pub use backend::{
 };
 pub use graded::{graded_gram_eigen, graded_psd_eigen, GradedSpectrum};
 pub use products::{adjoint_times, congruence, gram};
+pub use ritz::{relative_ritz, RitzCertificate};
 
 use crate::error::Result;
 use ndarray::{Array1, Array2, ArrayView2, Axis};

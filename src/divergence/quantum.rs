@@ -30,8 +30,8 @@ use super::petz::PetzFactors;
 use super::{renyi_mean, Family};
 use crate::error::{Error, Result};
 use crate::spectral::{
-    adjoint_times, congruence, graded_gram_eigen, graded_psd_eigen, gram, relative_ritz,
-    zero_threshold, EigenSolver, GradedSpectrum, EPS,
+    adjoint_times, congruence, graded_gram_eigen, graded_psd_eigen, gram,
+    preconditioned_gram_eigen, zero_threshold, EigenSolver, GradedSpectrum, EPS,
 };
 use crate::state::{dagger, DensityMatrix};
 use ndarray::{Array2, Axis};
@@ -53,8 +53,8 @@ pub struct Pair<'a> {
     petz: OnceCell<PetzFactors>,
     nussbaum_szkola: OnceCell<Vec<(f64, f64)>>,
     maximal: OnceCell<MaximalReduction>,
-    /// The certified Rayleigh–Ritz reduction (`None` inside: its certificate did not hold).
-    maximal_ritz: OnceCell<Option<MaximalReduction>>,
+    /// The preconditioned graded Jacobi reduction (`None` inside: it does not apply).
+    maximal_preconditioned: OnceCell<Option<MaximalReduction>>,
     maximal_graded: OnceCell<MaximalReduction>,
     /// The direct sandwiched route's data (`None` inside: the route declined for this pair).
     direct: OnceCell<Option<DirectSandwiched>>,
@@ -80,12 +80,9 @@ struct MaximalReduction {
     /// Absolute error `δ = n ε t_max` of the eigenvalues `t_k` (0 for the graded reduction, +∞
     /// when a genuine eigenvalue is not resolved: `t_min ≤ 2δ`).
     abs_error: f64,
-    /// Certified relative errors `η_k` of the `t_k`, one per term (the Rayleigh–Ritz reduction,
-    /// [`relative_ritz`]); when present they replace `δ/t_k` in [`Self::error_bound`].
-    rel_error: Option<Vec<f64>>,
-    /// The fast reduction's full eigendecomposition of `T` (ascending values, vectors) when the
-    /// Rayleigh–Ritz reduction can use it (`supp ρ ⊆ supp σ`, `T` of full rank).
-    eig: Option<(Vec<f64>, Array2<Complex64>)>,
+    /// The fast reduction's eigenvectors of `T` (ascending values) when the preconditioned
+    /// Jacobi reduction can use them (`supp ρ ⊆ supp σ`, `T` of full rank).
+    eig: Option<Array2<Complex64>>,
 }
 
 impl MaximalReduction {
@@ -93,30 +90,17 @@ impl MaximalReduction {
     /// `(α/(1−α)) Σ_k π_k δ/t_k` with `π_k = w_k t_k^α / Σ w t^α` (first order in `δ/t_k`; `+∞`
     /// once some `δ/t_k` exceeds ½).
     fn error_bound(&self, alpha: f64) -> f64 {
-        if let Some(eta) = &self.rel_error {
-            return self.weighted_bound(alpha, |k, _| eta[k]);
-        }
         if self.abs_error == 0.0 || self.abs_error == f64::INFINITY {
             return self.abs_error;
         }
-        self.weighted_bound(alpha, |_, l| self.abs_error * (-l).exp())
-    }
-
-    /// `(α/(1−α)) Σ_k π_k η_k` over the finite terms, `η_k = eta(k, ln t_k)` (`+∞` once some
-    /// `η_k` exceeds ½).
-    fn weighted_bound(&self, alpha: f64, eta_of: impl Fn(usize, f64) -> f64) -> f64 {
-        let fin = self
-            .terms
-            .iter()
-            .enumerate()
-            .filter(|(_, (w, l))| *w > 0.0 && l.is_finite());
+        let fin = self.terms.iter().filter(|(w, l)| *w > 0.0 && l.is_finite());
         let m = fin
             .clone()
-            .map(|(_, (_, l))| (alpha - 1.0) * l)
+            .map(|(_, l)| (alpha - 1.0) * l)
             .fold(f64::NEG_INFINITY, f64::max);
         let (mut num, mut den) = (0.0, 0.0);
-        for (k, (w, l)) in fin {
-            let eta = eta_of(k, *l);
+        for (w, l) in fin {
+            let eta = self.abs_error * (-l).exp();
             if eta > 0.5 {
                 return f64::INFINITY;
             }
@@ -190,7 +174,7 @@ impl<'a> Pair<'a> {
             petz: OnceCell::new(),
             nussbaum_szkola: OnceCell::new(),
             maximal: OnceCell::new(),
-            maximal_ritz: OnceCell::new(),
+            maximal_preconditioned: OnceCell::new(),
             maximal_graded: OnceCell::new(),
             direct: OnceCell::new(),
             device: DeviceCache::default(),
@@ -414,7 +398,7 @@ impl<'a> Pair<'a> {
                 vecs.slice(ndarray::s![.., keep_from..]).to_owned(),
             );
             if b.supported && rank_ac == n && n > 0 {
-                eig = Some((tv.to_vec(), vecs));
+                eig = Some(vecs);
             }
             kept
         };
@@ -468,26 +452,25 @@ impl<'a> Pair<'a> {
             } else {
                 abs_error
             },
-            rel_error: None,
             eig,
         })
     }
 
-    /// The maximal reduction from the fast eigenvectors with certified relative accuracy
-    /// ([`relative_ritz`]: Rayleigh quotients `t̂_k = ‖v̂_k† F‖²` of the factor
-    /// `F = D^{−1/2} W_s Λ^{1/2}` of `T`, with a bound `η_k` on each relative error), cached;
-    /// `None` where it does not apply (ρ leaks, `T` rank-deficient) or its certificate fails.
-    fn maximal_reduction_ritz(&self) -> Result<Option<&MaximalReduction>> {
-        if let Some(m) = self.maximal_ritz.get() {
+    /// The maximal reduction from the graded Jacobi method preconditioned by the fast
+    /// eigenvectors ([`preconditioned_gram_eigen`] on the factor `F = D^{−1/2} W_s Λ^{1/2}` of `T`:
+    /// the relative accuracy of [`graded_psd_eigen`] in a few sweeps), cached; `None` where it
+    /// does not apply (ρ leaks, `T` rank-deficient, `F` not square).
+    fn maximal_reduction_preconditioned(&self) -> Result<Option<&MaximalReduction>> {
+        if let Some(m) = self.maximal_preconditioned.get() {
             return Ok(m.as_ref());
         }
-        let m = self.maximal_reduction_ritz_compute()?;
-        Ok(self.maximal_ritz.get_or_init(|| m).as_ref())
+        let m = self.maximal_reduction_preconditioned_compute()?;
+        Ok(self.maximal_preconditioned.get_or_init(|| m).as_ref())
     }
 
-    fn maximal_reduction_ritz_compute(&self) -> Result<Option<MaximalReduction>> {
+    fn maximal_reduction_preconditioned_compute(&self) -> Result<Option<MaximalReduction>> {
         let fast = self.maximal_reduction()?;
-        let Some((_, vecs)) = &fast.eig else {
+        let Some(vecs) = &fast.eig else {
             return Ok(None);
         };
         let b = self.basis()?;
@@ -496,37 +479,35 @@ impl<'a> Pair<'a> {
         let n = s.len();
         // F = D^{−1/2} G_s, G = W Λ^{1/2} over the positive (above-threshold) λ of ρ
         let cols: Vec<usize> = (0..er.dim()).filter(|&i| er.clamped(i) > 0.0).collect();
-        if cols.len() < n {
+        if cols.len() != n {
             return Ok(None);
         }
         let sqrt_l: Vec<f64> = cols.iter().map(|&i| er.clamped(i).sqrt()).collect();
         let inv_sqrt_mu: Vec<f64> = s.iter().map(|&j| es.clamped(j).sqrt().recip()).collect();
-        let f = Array2::from_shape_fn((n, cols.len()), |(a, c)| {
+        let f = Array2::from_shape_fn((n, n), |(a, c)| {
             b.w[[s[a], cols[c]]] * (sqrt_l[c] * inv_sqrt_mu[a])
         });
-        let Some(cert) = relative_ritz(vecs.view(), f.view()) else {
+        // no convergence (not seen) also falls back to the graded route
+        let Ok(Some((ln_t, u, _sweeps))) = preconditioned_gram_eigen(f.view(), vecs.view()) else {
             return Ok(None);
         };
-        let tmax = cert.values.iter().copied().fold(0.0, f64::max);
         let mut terms = Vec::with_capacity(n);
-        let mut eta = Vec::with_capacity(n);
-        for (k, (&tk, &ek)) in cert.values.iter().zip(&cert.rel_error).enumerate() {
-            let wk: f64 = vecs
+        for (k, &lt) in ln_t.iter().enumerate() {
+            let wk: f64 = u
                 .column(k)
                 .iter()
                 .zip(s)
                 .map(|(z, &j)| es.clamped(j) * z.norm_sqr())
                 .sum();
-            if wk * tk > 0.0 {
-                terms.push((wk * tk, tk.ln()));
-                eta.push(ek);
+            if wk > 0.0 && lt.is_finite() {
+                terms.push((wk * lt.exp(), lt));
             }
         }
+        let dmax = ln_t.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         Ok(Some(MaximalReduction {
             terms: normalized(terms),
-            dmax: tmax.ln(),
+            dmax,
             abs_error: 0.0,
-            rel_error: Some(eta),
             eig: None,
         }))
     }
@@ -538,8 +519,9 @@ impl<'a> Pair<'a> {
 
     /// The reduction `D̂_α` is evaluated from, α < 1: the fast one when its a-posteriori bound
     /// ([`MaximalReduction::error_bound`]) is at most [`fast_below_one_tolerance`], else the
-    /// certified Rayleigh–Ritz one when its bound (from the certified `η_k`) is, else the graded
-    /// one. The name says which ("fast", "ritz", "graded").
+    /// graded Jacobi one preconditioned by the fast eigenvectors where it applies
+    /// ([`Self::maximal_reduction_preconditioned`]), else the graded one from the pivoted
+    /// Cholesky factor. The name says which ("fast", "preconditioned", "graded").
     fn maximal_route(&self, alpha: f64) -> Result<(&MaximalReduction, &'static str)> {
         let fast = self.maximal_reduction()?;
         let tol = fast_below_one_tolerance(self.rho.dim());
@@ -547,15 +529,13 @@ impl<'a> Pair<'a> {
         if !below_one || fast.error_bound(alpha) <= tol {
             return Ok((fast, "fast"));
         }
-        if let Some(ritz) = self.maximal_reduction_ritz()? {
-            if ritz.error_bound(alpha) <= tol {
-                return Ok((ritz, "ritz"));
-            }
+        if let Some(pre) = self.maximal_reduction_preconditioned()? {
+            return Ok((pre, "preconditioned"));
         }
         Ok((self.maximal_reduction_graded()?, "graded"))
     }
 
-    /// Which maximal reduction evaluates order `alpha` ("fast", "ritz" or "graded"), and the
+    /// Which maximal reduction evaluates order `alpha` ("fast", "preconditioned" or "graded"), and the
     /// value from the graded Jacobi reduction — for tests comparing the routes.
     #[doc(hidden)]
     pub fn maximal_route_probe(&self, alpha: f64) -> Result<(&'static str, f64)> {

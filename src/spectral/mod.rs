@@ -20,7 +20,6 @@ mod graded;
 pub(crate) mod lapack;
 mod nalgebra_backend;
 mod products;
-mod ritz;
 pub mod small;
 pub mod small_lanes;
 
@@ -30,9 +29,8 @@ pub use backend::{
     Backend, EigenSolver, AUTO_CUDA_FROM, AUTO_FAER_FROM, AUTO_NALGEBRA_BELOW,
     AUTO_NALGEBRA_CHOLESKY_BELOW, AUTO_NALGEBRA_VALUES_BELOW,
 };
-pub use graded::{graded_gram_eigen, graded_psd_eigen, GradedSpectrum};
+pub use graded::{graded_gram_eigen, graded_psd_eigen, preconditioned_gram_eigen, GradedSpectrum};
 pub use products::{adjoint_times, congruence, gram};
-pub use ritz::{relative_ritz, RitzCertificate};
 
 use crate::error::Result;
 use ndarray::{Array1, Array2, ArrayView2, Axis};

@@ -30,8 +30,8 @@ use super::petz::PetzFactors;
 use super::{renyi_mean, Family};
 use crate::error::{Error, Result};
 use crate::spectral::{
-    adjoint_times, congruence, graded_gram_eigen, graded_psd_eigen, gram, zero_threshold,
-    EigenSolver, GradedSpectrum, EPS,
+    adjoint_times, congruence, graded_gram_eigen, graded_psd_eigen, gram,
+    preconditioned_gram_eigen, zero_threshold, EigenSolver, GradedSpectrum, EPS,
 };
 use crate::state::{dagger, DensityMatrix};
 use ndarray::{Array2, Axis};
@@ -53,6 +53,8 @@ pub struct Pair<'a> {
     petz: OnceCell<PetzFactors>,
     nussbaum_szkola: OnceCell<Vec<(f64, f64)>>,
     maximal: OnceCell<MaximalReduction>,
+    /// The preconditioned graded Jacobi reduction (`None` inside: it does not apply).
+    maximal_preconditioned: OnceCell<Option<MaximalReduction>>,
     maximal_graded: OnceCell<MaximalReduction>,
     /// The direct sandwiched route's data (`None` inside: the route declined for this pair).
     direct: OnceCell<Option<DirectSandwiched>>,
@@ -78,6 +80,9 @@ struct MaximalReduction {
     /// Absolute error `δ = n ε t_max` of the eigenvalues `t_k` (0 for the graded reduction, +∞
     /// when a genuine eigenvalue is not resolved: `t_min ≤ 2δ`).
     abs_error: f64,
+    /// The fast reduction's eigenvectors of `T` (ascending values) when the preconditioned
+    /// Jacobi reduction can use them (`supp ρ ⊆ supp σ`, `T` of full rank).
+    eig: Option<Array2<Complex64>>,
 }
 
 impl MaximalReduction {
@@ -169,6 +174,7 @@ impl<'a> Pair<'a> {
             petz: OnceCell::new(),
             nussbaum_szkola: OnceCell::new(),
             maximal: OnceCell::new(),
+            maximal_preconditioned: OnceCell::new(),
             maximal_graded: OnceCell::new(),
             direct: OnceCell::new(),
             device: DeviceCache::default(),
@@ -375,6 +381,7 @@ impl<'a> Pair<'a> {
         } else {
             zero_threshold(self.rho.dim(), self.rho.eigen()?.max_value())
         };
+        let mut eig = None;
         let (tv, vecs): (Vec<f64>, Array2<Complex64>) = if graded {
             let g = graded_psd_eigen(c.view(), &ln_mu, -0.5, rank_ac, mass_floor, true)?;
             let t = g.ln_values(&ln_mu, -0.5).iter().map(|l| l.exp()).collect();
@@ -386,10 +393,14 @@ impl<'a> Pair<'a> {
             let (tv, vecs) = backend.eigh(t.view())?;
             // only the top rank_ac eigenvalues are genuine
             let keep_from = n.saturating_sub(rank_ac);
-            (
+            let kept = (
                 tv.iter().skip(keep_from).copied().collect(),
                 vecs.slice(ndarray::s![.., keep_from..]).to_owned(),
-            )
+            );
+            if b.supported && rank_ac == n && n > 0 {
+                eig = Some(vecs);
+            }
+            kept
         };
         let tmax = tv.iter().copied().fold(0.0, f64::max);
         let thr = if graded { 0.0 } else { zero_threshold(n, tmax) };
@@ -441,17 +452,96 @@ impl<'a> Pair<'a> {
             } else {
                 abs_error
             },
+            eig,
         })
     }
 
-    /// Maximal `D̂_α`: for α < 1 the fast reduction when its a-posteriori bound
-    /// ([`MaximalReduction::error_bound`]) is at most [`fast_below_one_tolerance`], else the graded one.
-    fn maximal(&self, alpha: f64) -> Result<f64> {
-        let fast = self.maximal_reduction()?;
-        if alpha < 1.0 && fast.error_bound(alpha) > fast_below_one_tolerance(self.rho.dim()) {
-            return Ok(renyi_mean(&self.maximal_reduction_graded()?.terms, alpha));
+    /// The maximal reduction from the graded Jacobi method preconditioned by the fast
+    /// eigenvectors ([`preconditioned_gram_eigen`] on the factor `F = D^{−1/2} W_s Λ^{1/2}` of `T`:
+    /// the relative accuracy of [`graded_psd_eigen`] in a few sweeps), cached; `None` where it
+    /// does not apply (ρ leaks, `T` rank-deficient, `F` not square).
+    fn maximal_reduction_preconditioned(&self) -> Result<Option<&MaximalReduction>> {
+        if let Some(m) = self.maximal_preconditioned.get() {
+            return Ok(m.as_ref());
         }
-        Ok(renyi_mean(&fast.terms, alpha))
+        let m = self.maximal_reduction_preconditioned_compute()?;
+        Ok(self.maximal_preconditioned.get_or_init(|| m).as_ref())
+    }
+
+    fn maximal_reduction_preconditioned_compute(&self) -> Result<Option<MaximalReduction>> {
+        let fast = self.maximal_reduction()?;
+        let Some(vecs) = &fast.eig else {
+            return Ok(None);
+        };
+        let b = self.basis()?;
+        let (er, es) = (self.rho.eigen()?, self.sigma.eigen()?);
+        let s = &b.support;
+        let n = s.len();
+        // F = D^{−1/2} G_s, G = W Λ^{1/2} over the positive (above-threshold) λ of ρ
+        let cols: Vec<usize> = (0..er.dim()).filter(|&i| er.clamped(i) > 0.0).collect();
+        if cols.len() != n {
+            return Ok(None);
+        }
+        let sqrt_l: Vec<f64> = cols.iter().map(|&i| er.clamped(i).sqrt()).collect();
+        let inv_sqrt_mu: Vec<f64> = s.iter().map(|&j| es.clamped(j).sqrt().recip()).collect();
+        let f = Array2::from_shape_fn((n, n), |(a, c)| {
+            b.w[[s[a], cols[c]]] * (sqrt_l[c] * inv_sqrt_mu[a])
+        });
+        // no convergence (not seen) also falls back to the graded route
+        let Ok(Some((ln_t, u, _sweeps))) = preconditioned_gram_eigen(f.view(), vecs.view()) else {
+            return Ok(None);
+        };
+        let mut terms = Vec::with_capacity(n);
+        for (k, &lt) in ln_t.iter().enumerate() {
+            let wk: f64 = u
+                .column(k)
+                .iter()
+                .zip(s)
+                .map(|(z, &j)| es.clamped(j) * z.norm_sqr())
+                .sum();
+            if wk > 0.0 && lt.is_finite() {
+                terms.push((wk * lt.exp(), lt));
+            }
+        }
+        let dmax = ln_t.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        Ok(Some(MaximalReduction {
+            terms: normalized(terms),
+            dmax,
+            abs_error: 0.0,
+            eig: None,
+        }))
+    }
+
+    /// Maximal `D̂_α` from the reduction [`Self::maximal_route`] picks.
+    fn maximal(&self, alpha: f64) -> Result<f64> {
+        Ok(renyi_mean(&self.maximal_route(alpha)?.0.terms, alpha))
+    }
+
+    /// The reduction `D̂_α` is evaluated from, α < 1: the fast one when its a-posteriori bound
+    /// ([`MaximalReduction::error_bound`]) is at most [`fast_below_one_tolerance`], else the
+    /// graded Jacobi one preconditioned by the fast eigenvectors where it applies
+    /// ([`Self::maximal_reduction_preconditioned`]), else the graded one from the pivoted
+    /// Cholesky factor. The name says which ("fast", "preconditioned", "graded").
+    fn maximal_route(&self, alpha: f64) -> Result<(&MaximalReduction, &'static str)> {
+        let fast = self.maximal_reduction()?;
+        let tol = fast_below_one_tolerance(self.rho.dim());
+        let below_one = alpha < 1.0;
+        if !below_one || fast.error_bound(alpha) <= tol {
+            return Ok((fast, "fast"));
+        }
+        if let Some(pre) = self.maximal_reduction_preconditioned()? {
+            return Ok((pre, "preconditioned"));
+        }
+        Ok((self.maximal_reduction_graded()?, "graded"))
+    }
+
+    /// Which maximal reduction evaluates order `alpha` ("fast", "preconditioned" or "graded"), and the
+    /// value from the graded Jacobi reduction — for tests comparing the routes.
+    #[doc(hidden)]
+    pub fn maximal_route_probe(&self, alpha: f64) -> Result<(&'static str, f64)> {
+        let (_, name) = self.maximal_route(alpha)?;
+        let graded = renyi_mean(&self.maximal_reduction_graded()?.terms, alpha);
+        Ok((name, graded))
     }
 
     /// The α-independent inputs of the sandwiched family (`Sync`, so orders can run in parallel).

@@ -22,10 +22,13 @@
 //! algorithm attains that, independently of `D` (ibid., §4). The result is returned split as
 //! `(π(k), 2 o_k)`, so callers can form `ν_k^α = μ^{2pα} e^{2α o_k}` without overflow.
 
-use super::EPS;
+use super::{adjoint_times, gram, EPS};
 use crate::error::{Error, Result};
 use ndarray::{Array2, ArrayView2};
 use num_complex::Complex64;
+
+/// Newton–Schulz steps [`preconditioned_gram_eigen`] takes at most before declining.
+const NEWTON_SCHULZ_STEPS: usize = 6;
 
 /// Maximal number of Jacobi sweeps (convergence is quadratic; a few sweeps are typical).
 const MAX_SWEEPS: usize = 80;
@@ -237,34 +240,7 @@ fn graded_jacobi(
         off.push(dk.ln() + norm.ln());
     }
     // 3. one-sided Jacobi on the scaled columns
-    let tol = (n.max(2) as f64) * EPS;
-    let mut converged = r < 2;
-    for _ in 0..MAX_SWEEPS {
-        if converged {
-            break;
-        }
-        let mut rotated = false;
-        for x in 0..r {
-            for y in x + 1..r {
-                let delta = rel(piv[y], piv[x]) + (off[y] - off[x]);
-                let (lo, hi) = u.split_at_mut(y);
-                if let Some((dx, dy)) =
-                    jacobi_pair(&mut lo[x], &mut hi[0], off[x], off[y], delta, tol)
-                {
-                    rotated = true;
-                    off[x] += dx;
-                    off[y] += dy;
-                }
-            }
-        }
-        converged = !rotated;
-    }
-    if !converged {
-        return Err(Error::Eigensolver {
-            backend: "graded Jacobi",
-            reason: format!("no convergence in {MAX_SWEEPS} sweeps (n = {n})"),
-        });
-    }
+    jacobi_sweeps(&mut u, &mut off, |x, y| rel(piv[y], piv[x]), n)?;
     let keep: Vec<usize> = (0..r).filter(|&k| off[k] > f64::NEG_INFINITY).collect();
     let vecs = vectors.then(|| Array2::from_shape_fn((n, keep.len()), |(i, k)| u[keep[k]][i]));
     Ok(GradedSpectrum {
@@ -272,6 +248,120 @@ fn graded_jacobi(
         log_rest: keep.iter().map(|&k| 2.0 * off[k]).collect(),
         vectors: vecs,
     })
+}
+
+/// Cyclic one-sided Jacobi sweeps on unit columns `u` with log-scales `off` (plus the grading
+/// `grade(x, y)`: log-scale of column `y` over column `x` beyond `off`) until every pair is
+/// orthogonal to `n ε` (`n`: the column length); the number of sweeps, the last one rotating none.
+fn jacobi_sweeps(
+    u: &mut [Vec<Complex64>],
+    off: &mut [f64],
+    grade: impl Fn(usize, usize) -> f64,
+    n: usize,
+) -> Result<usize> {
+    let r = u.len();
+    let tol = (n.max(2) as f64) * EPS;
+    if r < 2 {
+        return Ok(0);
+    }
+    for sweep in 1..=MAX_SWEEPS {
+        // the Gram matrix of the columns at the sweep's start (one BLAS product instead of r²/2
+        // dot products): a pair neither of whose columns has rotated yet in this sweep, and whose
+        // entry is below tol/2 (margin for the two products' different rounding), is skipped
+        let rows = Array2::from_shape_fn((r, n), |(k, i)| u[k][i]);
+        let g0 = gram(&rows.view());
+        let mut touched = vec![false; r];
+        let mut rotated = false;
+        for x in 0..r {
+            for y in x + 1..r {
+                if !touched[x] && !touched[y] && g0[[x, y]].norm() <= 0.5 * tol {
+                    continue;
+                }
+                let delta = grade(x, y) + (off[y] - off[x]);
+                let (lo, hi) = u.split_at_mut(y);
+                if let Some((dx, dy)) =
+                    jacobi_pair(&mut lo[x], &mut hi[0], off[x], off[y], delta, tol)
+                {
+                    rotated = true;
+                    touched[x] = true;
+                    touched[y] = true;
+                    off[x] += dx;
+                    off[y] += dy;
+                }
+            }
+        }
+        if !rotated {
+            return Ok(sweep);
+        }
+    }
+    Err(Error::Eigensolver {
+        backend: "graded Jacobi",
+        reason: format!("no convergence in {MAX_SWEEPS} sweeps (n = {n})"),
+    })
+}
+
+/// Eigenpairs of `T = F F†` (`F`: `n × n`, full rank) to the relative accuracy of
+/// [`graded_psd_eigen`], from approximate eigenvectors `V̂` of `T` (the columns of a fast
+/// eigensolve): one-sided Jacobi on the columns of `L = F Q̂`, where `Q̂` is the unitary factor of
+/// `Y = F†V̂` (column-normalised, one Newton–Schulz step `Q̂ = Y_c (I − E/2)`,
+/// `E = Y_c†Y_c − I`). `L L† = F Q̂Q̂† F†` is `T` up to a row-wise relative perturbation
+/// (`‖Q̂Q̂† − I‖` and the products' rounding, `O(n ε)`, the model under which the graded Jacobi
+/// method is accurate), so `V̂` is only a preconditioner: `L`'s columns start nearly orthogonal and
+/// the sweeps converge in a few rounds however inaccurate `V̂` is (docs/divergences.md,
+/// "preconditioned_gram_eigen"). Returns `(ln t_k, unit eigenvectors (columns), sweeps)`, or
+/// `None` when `F` is not square, `V̂` does not match or some `F†v̂_k` vanishes (rank-deficient).
+#[allow(clippy::type_complexity)]
+pub fn preconditioned_gram_eigen(
+    f: ArrayView2<Complex64>,
+    v: ArrayView2<Complex64>,
+) -> Result<Option<(Vec<f64>, Array2<Complex64>, usize)>> {
+    let (n, r) = f.dim();
+    if n == 0 || r != n || v.dim() != (n, n) {
+        return Ok(None);
+    }
+    let mut y = adjoint_times(&f, &v); // n × n, column k = F†v̂_k
+    for mut col in y.columns_mut() {
+        let nrm = col.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+        if !(nrm > 0.0 && nrm.is_finite()) {
+            return Ok(None);
+        }
+        let inv = 1.0 / nrm;
+        col.iter_mut().for_each(|z| *z *= inv);
+    }
+    // Newton–Schulz: Y ← Y − ½ Y E, E = Y†Y − I, leaves Y†Y − I = O(‖E‖²) + rounding; steps until
+    // a step from ‖E‖_F ≤ 10⁻⁸ (one, with a fast eigensolve's vectors); declined when ‖E‖_F ≥ ½
+    let mut steps = 0;
+    loop {
+        let mut e = adjoint_times(&y.view(), &y.view());
+        for i in 0..n {
+            e[[i, i]] -= 1.0;
+        }
+        let size = e.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+        if size.is_nan() || size >= 0.5 || steps == NEWTON_SCHULZ_STEPS {
+            return Ok(None);
+        }
+        e.mapv_inplace(|z| z * 0.5);
+        y = &y - &y.dot(&e);
+        steps += 1;
+        if size <= 1e-8 {
+            break;
+        }
+    }
+    let l = f.dot(&y);
+    let mut u: Vec<Vec<Complex64>> = Vec::with_capacity(n);
+    let mut off: Vec<f64> = Vec::with_capacity(n);
+    for col in l.columns() {
+        let nrm = col.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+        if !(nrm > 0.0 && nrm.is_finite()) {
+            return Ok(None);
+        }
+        let inv = 1.0 / nrm;
+        u.push(col.iter().map(|z| z * inv).collect());
+        off.push(nrm.ln());
+    }
+    let sweeps = jacobi_sweeps(&mut u, &mut off, |_, _| 0.0, n)?;
+    let vecs = Array2::from_shape_fn((n, n), |(i, k)| u[k][i]);
+    Ok(Some((off.iter().map(|o| 2.0 * o).collect(), vecs, sweeps)))
 }
 
 /// One Jacobi step on the pair of unit columns `ux`, `uy` with log-scales `ox`, `oy` (`delta`:
@@ -381,6 +471,100 @@ fn rotate(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `preconditioned_gram_eigen_perturbed_vectors`: `T = F F†`, `F = D^{−1/2} G` (`G` Ginibre,
+    /// `μ` from 1 to `10⁻⁹`, n = 16), preconditioned by the backend's eigenvectors of `T` after a
+    /// non-graded perturbation of `10⁻¹²` (the size of a less careful eigensolver's error, e.g.
+    /// nalgebra's on the `maximal_ritz_reference` pairs) and of `10⁻⁴`: the eigenvalues and
+    /// `Q_α = Σ_k w_k t_k^α` (`w_k = Σ_j μ_j |u_jk|²`) agree with [`graded_gram_eigen`] on `G` to
+    /// `64 n ε` however inaccurate the preconditioner, in at most 3 (resp. 6) sweeps. The
+    /// Rayleigh–Ritz estimate from the perturbed vectors themselves (`t̂_k = ‖F†v̂_k‖²/‖v̂_k‖²`,
+    /// weights `v̂_k†Dv̂_k/‖v̂_k‖²`; the reverted issue-14 route) misses `Q_α` by far more: its
+    /// weights carry the vectors' error at first order.
+    #[test]
+    fn preconditioned_gram_eigen_perturbed_vectors() {
+        use crate::spectral::{Backend, EigenSolver};
+        use rand::SeedableRng;
+        let n = 16;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1416);
+        let lm: Vec<f64> = (0..n).map(|j| -0.6 * j as f64 * 10f64.ln()).collect();
+        let g = crate::state::ginibre(n, n, &mut rng);
+        let f = Array2::from_shape_fn((n, n), |(i, j)| g[[i, j]] * (-0.5 * lm[i]).exp());
+        let weights = |u: &Array2<Complex64>, k: usize| -> f64 {
+            let nn: f64 = u.column(k).iter().map(|z| z.norm_sqr()).sum();
+            let m: f64 = (0..n).map(|j| lm[j].exp() * u[[j, k]].norm_sqr()).sum();
+            m / nn
+        };
+        let q = |t: &[f64], w: &[f64], a: f64| -> f64 {
+            t.iter().zip(w).map(|(t, w)| w * t.powf(a)).sum()
+        };
+        let reference = graded_gram_eigen(g.view(), &lm, -0.5, true).unwrap();
+        let ref_vecs = reference.vectors.clone().unwrap();
+        let t_ref: Vec<f64> = reference
+            .ln_values(&lm, -0.5)
+            .iter()
+            .map(|l| l.exp())
+            .collect();
+        let w_ref: Vec<f64> = (0..n).map(|k| weights(&ref_vecs, k)).collect();
+        let mut sorted_ref = t_ref.clone();
+        sorted_ref.sort_by(f64::total_cmp);
+        let tt = f.dot(&f.t().mapv(|z| z.conj()));
+        let (_, v) = Backend::Auto.eigh(tt.view()).unwrap();
+        let tol = 64.0 * n as f64 * EPS;
+        for (size, max_sweeps) in [
+            (1e-12, 6),
+            (1e-8, 8),
+            (1e-6, MAX_SWEEPS),
+            (1e-2, MAX_SWEEPS),
+        ] {
+            let noise = crate::state::ginibre(n, n, &mut rng);
+            let vp = &v + &noise.mapv(|z| z * size);
+            let Some((ln_t, u, sweeps)) = preconditioned_gram_eigen(f.view(), vp.view()).unwrap()
+            else {
+                // declined: the preconditioner is too far from unitary after the Newton–Schulz steps
+                assert!(size > 1e-6, "perturbation {size:e} declined");
+                continue;
+            };
+            assert!(
+                sweeps <= max_sweeps,
+                "perturbation {size:e}: {sweeps} sweeps"
+            );
+            let t: Vec<f64> = ln_t.iter().map(|l| l.exp()).collect();
+            let w: Vec<f64> = (0..n).map(|k| weights(&u, k)).collect();
+            let mut sorted = t.clone();
+            sorted.sort_by(f64::total_cmp);
+            for (a, b) in sorted.iter().zip(&sorted_ref) {
+                assert!(
+                    (a / b - 1.0).abs() <= tol,
+                    "perturbation {size:e}: t {a:e} vs {b:e}"
+                );
+            }
+            // the old Rayleigh–Ritz estimate from the same perturbed vectors
+            let z = adjoint_times(&f.view(), &vp.view());
+            let t_old: Vec<f64> = (0..n)
+                .map(|k| {
+                    let nz: f64 = z.column(k).iter().map(|x| x.norm_sqr()).sum();
+                    let nv: f64 = vp.column(k).iter().map(|x| x.norm_sqr()).sum();
+                    nz / nv
+                })
+                .collect();
+            let w_old: Vec<f64> = (0..n).map(|k| weights(&vp, k)).collect();
+            let mut old_err: f64 = 0.0;
+            for a in [0.1, 0.5, 0.9] {
+                let qr = q(&t_ref, &w_ref, a);
+                let err = (q(&t, &w, a) / qr - 1.0).abs();
+                assert!(
+                    err <= tol,
+                    "perturbation {size:e}, α = {a}: Q off by {err:e}"
+                );
+                old_err = old_err.max((q(&t_old, &w_old, a) / qr - 1.0).abs());
+            }
+            assert!(
+                old_err > 10.0 * tol,
+                "perturbation {size:e}: old route off by {old_err:e}"
+            );
+        }
+    }
 
     /// `graded_psd_eigen` on an ungraded matrix (`p = 0`) agrees with the characteristic
     /// polynomial of a 2 × 2 matrix, and on a strongly graded one with the closed form

@@ -29,7 +29,7 @@ pub use backend::{
     Backend, EigenSolver, AUTO_CUDA_FROM, AUTO_FAER_FROM, AUTO_NALGEBRA_BELOW,
     AUTO_NALGEBRA_CHOLESKY_BELOW, AUTO_NALGEBRA_VALUES_BELOW,
 };
-pub use graded::{graded_gram_eigen, graded_psd_eigen, GradedSpectrum};
+pub use graded::{graded_gram_eigen, graded_psd_eigen, preconditioned_gram_eigen, GradedSpectrum};
 pub use products::{adjoint_times, congruence, gram};
 
 use crate::error::Result;

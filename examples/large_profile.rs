@@ -6,7 +6,9 @@
 use ndarray::Array2;
 use num_complex::Complex64;
 use qrenyi::divergence::{states_from_matrices, with_large_policy, Check, Family, Pair};
-use qrenyi::spectral::{congruence, set_blas_threads, with_blas_pinned, Backend, EigenSolver};
+use qrenyi::spectral::{
+    adjoint_times, congruence, set_blas_threads, with_blas_pinned, Backend, EigenSolver,
+};
 use qrenyi::state::{DensityMatrix, Tolerance};
 use rand::SeedableRng;
 use std::time::Instant;
@@ -116,6 +118,14 @@ fn main() {
             (
                 "congruence pinned",
                 Box::new(|| drop(with_blas_pinned(|| congruence(&v.view(), &r.view())))),
+            ),
+            (
+                "W split",
+                Box::new(|| drop(adjoint_times(&v.view(), &v.view()))),
+            ),
+            (
+                "W one task",
+                Box::new(|| drop(rayon::join(|| adjoint_times(&v.view(), &v.view()), || ()).0)),
             ),
             ("sandwiched", Box::new(sandwiched)),
             (

@@ -225,7 +225,7 @@ pub fn with_single_blas_thread<R>(f: impl FnOnce() -> R) -> R {
 /// is all rayon's — faer's parallel eigensolvers (they split through rayon's pool, so they share
 /// the cores with qrenyi's own rayon tasks by work stealing instead of oversubscribing them) and
 /// the products that [`adjoint_times`], [`gram`] and [`congruence`] split into rayon tasks
-/// ([`products::SPLIT_FROM`]). No OpenBLAS worker thread is woken inside `f`, so none is left
+/// (from dimension 128). No OpenBLAS worker thread is woken inside `f`, so none is left
 /// spinning beside rayon's (docs/PERFORMANCE.md, "Thread policy").
 pub fn with_blas_pinned<R>(f: impl FnOnce() -> R) -> R {
     let _pin = SingleBlasPin::enter(false);

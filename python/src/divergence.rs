@@ -466,73 +466,84 @@ fn divergence<'py>(
     let single = rho.single_below(PARALLEL_BELOW)
         && sigma.single_below(PARALLEL_BELOW)
         && !(rho.single_below(GIL_HELD_UP_TO + 1) && sigma.single_below(GIL_HELD_UP_TO + 1));
+    // two single matrices of a quantity that builds a `Pair`: the core's large-size thread policy
+    let single_dim = match (&rho, &sigma) {
+        (Operand::Matrix(r), Operand::Matrix(_))
+            if !matches!(kind_v, Kind::HockeyStick | Kind::TraceDistance) =>
+        {
+            r.nrows()
+        }
+        _ => 0,
+    };
     let out = detach_if(py, release, || {
-        guard_py(|| {
-            single_blas_if(single, || {
-                let (rho, sigma) = match difference_direct(rho, sigma, kind_v, &ps, be) {
-                    Ok(v) => {
-                        let v = v?;
+        qrenyi::divergence::with_large_policy(single_dim, be, || {
+            guard_py(|| {
+                single_blas_if(single, || {
+                    let (rho, sigma) = match difference_direct(rho, sigma, kind_v, &ps, be) {
+                        Ok(v) => {
+                            let v = v?;
+                            return Ok(if seq {
+                                Out::Vector(v)
+                            } else {
+                                Out::Scalar(v[0])
+                            });
+                        }
+                        Err(operands) => *operands,
+                    };
+                    if let Some(v) = on_gpu_direct(&rho, &sigma, kind_v, &ps, be) {
+                        let v: Vec<f64> = v.into_iter().map(|x| base.scale(x)).collect();
                         return Ok(if seq {
                             Out::Vector(v)
                         } else {
                             Out::Scalar(v[0])
                         });
                     }
-                    Err(operands) => *operands,
-                };
-                if let Some(v) = on_gpu_direct(&rho, &sigma, kind_v, &ps, be) {
-                    let v: Vec<f64> = v.into_iter().map(|x| base.scale(x)).collect();
-                    return Ok(if seq {
-                        Out::Vector(v)
-                    } else {
-                        Out::Scalar(v[0])
-                    });
-                }
-                let (rho, sigma) = match states_direct(rho, sigma, kind_v, &ps, be) {
-                    Ok(states) => {
-                        let (r, s) = states?;
-                        (Side::One(r), Side::One(s))
-                    }
-                    Err(operands) => {
-                        let (rho, sigma) = *operands;
-                        (
-                            Side::from("rho", rho, be).map_err(to_py)?,
-                            Side::from("sigma", sigma, be).map_err(to_py)?,
+                    let (rho, sigma) = match states_direct(rho, sigma, kind_v, &ps, be) {
+                        Ok(states) => {
+                            let (r, s) = states?;
+                            (Side::One(r), Side::One(s))
+                        }
+                        Err(operands) => {
+                            let (rho, sigma) = *operands;
+                            (
+                                Side::from("rho", rho, be).map_err(to_py)?,
+                                Side::from("sigma", sigma, be).map_err(to_py)?,
+                            )
+                        }
+                    };
+                    let n = match (rho.len(), sigma.len()) {
+                        (None, None) => {
+                            let (Side::One(r), Side::One(s)) = (&rho, &sigma) else {
+                                unreachable!("both sides are single states")
+                            };
+                            let v = evaluate(&Pair::new(r, s).map_err(to_py)?, kind_v, &ps, base)
+                                .map_err(to_py)?;
+                            return Ok(if seq {
+                                Out::Vector(v)
+                            } else {
+                                Out::Scalar(v[0])
+                            });
+                        }
+                        (Some(a), Some(b)) if a != b => {
+                            return Err(to_py(Error::DimensionMismatch {
+                                what: "stack lengths of ρ and σ".into(),
+                                left: a,
+                                right: b,
+                            }))
+                        }
+                        (Some(a), _) | (None, Some(a)) => a,
+                    };
+                    let width = ps.len().max(1);
+                    let flat = stack_values(&rho, &sigma, n, kind_v, &ps, base, be)
+                        .map_err(|(k, e)| crate::QrenyiError::new_err(format!("pair {k}: {e}")))?;
+                    Ok(if seq {
+                        Out::Matrix(
+                            Array2::from_shape_vec((n, width), flat)
+                                .map_err(|e| parse_error("result", e.to_string()))?,
                         )
-                    }
-                };
-                let n = match (rho.len(), sigma.len()) {
-                    (None, None) => {
-                        let (Side::One(r), Side::One(s)) = (&rho, &sigma) else {
-                            unreachable!("both sides are single states")
-                        };
-                        let v = evaluate(&Pair::new(r, s).map_err(to_py)?, kind_v, &ps, base)
-                            .map_err(to_py)?;
-                        return Ok(if seq {
-                            Out::Vector(v)
-                        } else {
-                            Out::Scalar(v[0])
-                        });
-                    }
-                    (Some(a), Some(b)) if a != b => {
-                        return Err(to_py(Error::DimensionMismatch {
-                            what: "stack lengths of ρ and σ".into(),
-                            left: a,
-                            right: b,
-                        }))
-                    }
-                    (Some(a), _) | (None, Some(a)) => a,
-                };
-                let width = ps.len().max(1);
-                let flat = stack_values(&rho, &sigma, n, kind_v, &ps, base, be)
-                    .map_err(|(k, e)| crate::QrenyiError::new_err(format!("pair {k}: {e}")))?;
-                Ok(if seq {
-                    Out::Matrix(
-                        Array2::from_shape_vec((n, width), flat)
-                            .map_err(|e| parse_error("result", e.to_string()))?,
-                    )
-                } else {
-                    Out::Vector(flat)
+                    } else {
+                        Out::Vector(flat)
+                    })
                 })
             })
         })

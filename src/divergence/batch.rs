@@ -1184,6 +1184,43 @@ mod tests {
         set_blas_threads(before);
     }
 
+    /// `with_blas_pinned` pins BLAS and leaves faer's parallelism; inside it,
+    /// `with_single_blas_thread` makes faer sequential, and each count comes back on leaving.
+    #[test]
+    fn blas_pin_leaves_faer_and_nests_with_single_thread_sections() {
+        use crate::spectral::{set_blas_threads, with_blas_pinned, with_single_blas_thread};
+        let _serial = blas_lock();
+        let before = blas_threads();
+        set_blas_threads(2);
+        let start = blas_threads();
+        #[cfg(feature = "faer")]
+        let par = faer::get_global_parallelism();
+        with_blas_pinned(|| {
+            assert_eq!(blas_threads(), 1);
+            #[cfg(feature = "faer")]
+            assert_eq!(faer::get_global_parallelism(), par);
+            with_single_blas_thread(|| {
+                assert_eq!(blas_threads(), 1);
+                #[cfg(feature = "faer")]
+                assert_eq!(faer::get_global_parallelism(), faer::Par::Seq);
+            });
+            #[cfg(feature = "faer")]
+            assert_eq!(faer::get_global_parallelism(), par);
+            assert_eq!(blas_threads(), 1);
+        });
+        assert_eq!(blas_threads(), start);
+        with_single_blas_thread(|| {
+            with_blas_pinned(|| {
+                #[cfg(feature = "faer")]
+                assert_eq!(faer::get_global_parallelism(), faer::Par::Seq);
+            })
+        });
+        #[cfg(feature = "faer")]
+        assert_eq!(faer::get_global_parallelism(), par);
+        assert_eq!(blas_threads(), start);
+        set_blas_threads(before);
+    }
+
     /// `renyi_stacks` from raw matrices returns the one-pair API's values (small route
     /// below `SMALL_STACK_BELOW`, states above), names the invalid operand, broadcasts a state.
     #[test]

@@ -15,6 +15,35 @@ use num_complex::Complex64;
 /// side by side; below it a step costs a few µs and the sequential route is as fast.
 pub const CONCURRENT_FROM: usize = 32;
 
+/// Smallest dimension from which [`with_large_policy`] runs a call with OpenBLAS pinned to one
+/// thread: [`AUTO_FAER_FROM`](crate::spectral::AUTO_FAER_FROM), where `Backend::Auto`'s full
+/// decompositions are faer's (rayon-parallel); below it they are LAPACK's, which only BLAS threads
+/// parallelise, and the call keeps the user's BLAS threads.
+pub const ONE_BLAS_THREAD_FROM: usize = crate::spectral::AUTO_FAER_FROM;
+
+/// Run `f`, one call on two `d × d` states, under the large-size thread policy
+/// (docs/PERFORMANCE.md, "Thread policy" and "large16"): when `d ≥` [`ONE_BLAS_THREAD_FROM`],
+/// `backend` keeps `d` on the host, BLAS runs at most two threads and rayon at least two, `f` runs
+/// inside [`crate::spectral::with_blas_pinned`] — OpenBLAS at one thread, the cores shared out by
+/// rayon alone: faer's decompositions split through rayon's pool, the products split into two
+/// column blocks ([`crate::spectral::adjoint_times`] and friends), the two PSD steps run side by
+/// side. With two OpenBLAS threads instead, an OpenBLAS worker keeps spinning after each threaded
+/// call (OpenBLAS's thread timeout) while rayon's threads work, and the call reads slower than with
+/// one BLAS thread (measured: the "large16" section). Otherwise (also in a build without the
+/// `faer` feature, whose decompositions are LAPACK's) `f` runs as it is.
+pub fn with_large_policy<R>(d: usize, backend: Backend, f: impl FnOnce() -> R) -> R {
+    if cfg!(feature = "faer")
+        && d >= ONE_BLAS_THREAD_FROM
+        && !backend.uses_gpu(d)
+        && crate::spectral::blas_threads() <= 2
+        && rayon::current_num_threads() >= 2
+    {
+        crate::spectral::with_blas_pinned(f)
+    } else {
+        f()
+    }
+}
+
 /// How one input of [`states_from_matrices`] is checked for positive semidefiniteness (both apply
 /// the documented decision, docs/conventions.md "Validation tolerance"; they can differ only for
 /// `λ_min` within `O(d·ε·‖H‖)` of `−tol`).
@@ -75,7 +104,9 @@ fn validate(
 /// [`CONCURRENT_FROM`] on the host, rayon has at least two threads and BLAS at most two, both
 /// inputs' `O(d²)` checks (squareness, finiteness, Hermiticity, trace) run first, then the two PSD
 /// steps (a Cholesky factorisation or a full eigendecomposition each) run as two rayon tasks with
-/// one BLAS thread each.
+/// one BLAS thread each; when the two steps differ (a Cholesky factorisation beside a
+/// decomposition), faer's decomposition keeps its rayon parallelism, so the core left idle by the
+/// shorter step joins the longer one through rayon's work stealing.
 ///
 /// Errors: the validation error tagged with its operand.
 pub fn states_from_matrices(
@@ -106,12 +137,21 @@ pub fn states_from_matrices(
             return Err((Some(Operand::Sigma), e));
         }
     };
-    let (r, s) = crate::spectral::with_single_blas_thread(|| {
+    let join = || {
         rayon::join(
             || psd_step(rho, t_rho, checks.0, backend),
             || psd_step(sigma, t_sigma, checks.1, backend),
         )
-    });
+    };
+    // two steps of one kind (two decompositions, two factorisations) keep a core each, every
+    // solver sequential; a Cholesky beside a decomposition is ~1/30 of it, so the decomposition
+    // keeps faer's rayon parallelism (from `AUTO_FAER_FROM`) and the core that finishes the
+    // factorisation joins it by work stealing instead of idling (docs/PERFORMANCE.md, "large16")
+    let (r, s) = if checks.0 == checks.1 {
+        crate::spectral::with_single_blas_thread(join)
+    } else {
+        crate::spectral::with_blas_pinned(join)
+    };
     let r = r.map_err(tag(Operand::Rho))?;
     let s = s.map_err(tag(Operand::Sigma))?;
     Ok((r, s))
@@ -158,6 +198,32 @@ mod tests {
                     assert!((p - q).abs() <= 1e-14, "{p} vs {q}");
                 }
             }
+        }
+    }
+
+    /// Under the large-size policy (BLAS pinned, faer parallel, products split) every family
+    /// gives the values of the plain call, to rounding.
+    #[test]
+    fn large_policy_keeps_values() {
+        use crate::divergence::{Family, Pair};
+        let d = ONE_BLAS_THREAD_FROM + 8;
+        let (r, s) = (hs(d, 7), hs(d, 8));
+        let (tol, be) = (Tolerance::default(), Backend::default());
+        for (family, checks) in [
+            (Family::Sandwiched, (Check::Cholesky, Check::Decomposed)),
+            (Family::Petz, (Check::Decomposed, Check::Decomposed)),
+            (Family::Maximal, (Check::Decomposed, Check::Decomposed)),
+        ] {
+            let value = || {
+                let (a, b) = states_from_matrices(r.clone(), s.clone(), checks, tol, be).unwrap();
+                Pair::new(&a, &b).unwrap().renyi(family, 2.0).unwrap()
+            };
+            let plain = value();
+            let large = with_large_policy(d, be, value);
+            assert!(
+                (plain - large).abs() <= 1e-12 * plain.abs().max(1.0),
+                "{family:?}: {plain} vs {large}"
+            );
         }
     }
 

@@ -28,7 +28,7 @@ pub mod small;
 
 pub use device::sandwiched_from_matrices;
 pub use difference::{difference_from_matrices, Difference};
-pub use from_matrices::{states_from_matrices, Check};
+pub use from_matrices::{states_from_matrices, with_large_policy, Check};
 pub use quantum::{hockey_stick, Pair};
 
 use crate::error::{Error, Result};

@@ -216,47 +216,73 @@ pub fn set_blas_threads(n: usize) {
 ///
 /// faer (the `faer` feature) is switched to sequential for the same sections.
 pub fn with_single_blas_thread<R>(f: impl FnOnce() -> R) -> R {
-    let _pin = SingleBlasPin::enter();
+    let _pin = SingleBlasPin::enter(true);
     f()
 }
 
-/// The shared pin of [`with_single_blas_thread`]: (open sections, saved BLAS count, saved faer
-/// parallelism).
+/// Run `f` with OpenBLAS pinned to one thread (shared, reference-counted pin as
+/// [`with_single_blas_thread`]) but faer's parallelism left as it is: for work whose parallelism
+/// is all rayon's — faer's parallel eigensolvers (they split through rayon's pool, so they share
+/// the cores with qrenyi's own rayon tasks by work stealing instead of oversubscribing them) and
+/// the products that [`adjoint_times`], [`gram`] and [`congruence`] split into rayon tasks
+/// (from dimension 128). No OpenBLAS worker thread is woken inside `f`, so none is left
+/// spinning beside rayon's (docs/PERFORMANCE.md, "Thread policy").
+pub fn with_blas_pinned<R>(f: impl FnOnce() -> R) -> R {
+    let _pin = SingleBlasPin::enter(false);
+    f()
+}
+
+/// The shared pin of [`with_single_blas_thread`] and [`with_blas_pinned`]: open sections with
+/// BLAS pinned, the saved BLAS count, open sections with faer sequential, the saved faer
+/// parallelism.
 #[cfg(feature = "faer")]
 type SavedPar = Option<faer::Par>;
 #[cfg(not(feature = "faer"))]
 type SavedPar = Option<()>;
-static SINGLE_BLAS: std::sync::Mutex<(usize, usize, SavedPar)> =
-    std::sync::Mutex::new((0, 0, None));
+static SINGLE_BLAS: std::sync::Mutex<(usize, usize, usize, SavedPar)> =
+    std::sync::Mutex::new((0, 0, 0, None));
 
-struct SingleBlasPin;
+/// One open section; `faer_seq`: it also holds faer sequential.
+struct SingleBlasPin {
+    faer_seq: bool,
+}
 
 impl SingleBlasPin {
-    fn enter() -> Self {
+    fn enter(faer_seq: bool) -> Self {
         let mut g = SINGLE_BLAS.lock().unwrap_or_else(|p| p.into_inner());
         if g.0 == 0 {
             g.1 = blas_threads();
             set_blas_threads(1);
-            #[cfg(feature = "faer")]
-            {
-                g.2 = Some(faer::get_global_parallelism());
-                faer::set_global_parallelism(faer::Par::Seq);
-            }
         }
         g.0 += 1;
-        SingleBlasPin
+        if faer_seq {
+            if g.2 == 0 {
+                #[cfg(feature = "faer")]
+                {
+                    g.3 = Some(faer::get_global_parallelism());
+                    faer::set_global_parallelism(faer::Par::Seq);
+                }
+            }
+            g.2 += 1;
+        }
+        SingleBlasPin { faer_seq }
     }
 }
 
 impl Drop for SingleBlasPin {
     fn drop(&mut self) {
         let mut g = SINGLE_BLAS.lock().unwrap_or_else(|p| p.into_inner());
+        if self.faer_seq {
+            g.2 -= 1;
+            if g.2 == 0 {
+                #[cfg(feature = "faer")]
+                if let Some(p) = g.3.take() {
+                    faer::set_global_parallelism(p);
+                }
+            }
+        }
         g.0 -= 1;
         if g.0 == 0 {
-            #[cfg(feature = "faer")]
-            if let Some(p) = g.2.take() {
-                faer::set_global_parallelism(p);
-            }
             set_blas_threads(g.1);
         }
     }

@@ -32,18 +32,18 @@ pub fn adjoint_times(a: &ArrayView2<Complex64>, b: &ArrayView2<Complex64>) -> Ar
         b.ncols()
     );
     if small(&[a.nrows(), a.ncols(), b.ncols()]) {
-        pure::adjoint_times(a, b)
+        pure::adjoint_times(a, b, false)
     } else {
-        imp::adjoint_times(a, b)
+        imp::adjoint_times(a, b, split(&[a.nrows(), a.ncols(), b.ncols()]))
     }
 }
 
 /// `C C†` for `C` of shape `n × k`, exactly Hermitian (lower triangle computed, upper mirrored).
 pub fn gram(c: &ArrayView2<Complex64>) -> Array2<Complex64> {
     if small(&[c.nrows(), c.ncols()]) {
-        pure::gram(c)
+        pure::gram(c, false)
     } else {
-        imp::gram(c)
+        imp::gram(c, split(&[c.nrows(), c.ncols()]))
     }
 }
 
@@ -64,9 +64,9 @@ pub fn congruence(v: &ArrayView2<Complex64>, h: &ArrayView2<Complex64>) -> Array
         v.ncols()
     );
     let mut m = if small(&[v.nrows(), v.ncols()]) {
-        pure::congruence(v, h)
+        pure::congruence(v, h, false)
     } else {
-        imp::congruence(v, h)
+        imp::congruence(v, h, split(&[v.nrows(), v.ncols()]))
     };
     let n = m.nrows();
     for i in 0..n {
@@ -87,6 +87,23 @@ pub(crate) const SMALL_PRODUCT_MAX: usize = 7;
 /// Whether every dimension is at most [`SMALL_PRODUCT_MAX`] (pure-Rust product).
 fn small(dims: &[usize]) -> bool {
     cfg!(feature = "openblas") && dims.iter().all(|&n| n <= SMALL_PRODUCT_MAX)
+}
+
+/// Smallest dimension from which a product splits into two rayon tasks of one BLAS thread each
+/// (see [`split`]); below it one BLAS call is as fast (issues 12/14 concern `d ≥ 128`).
+pub const SPLIT_FROM: usize = 128;
+
+/// Whether a product of these dimensions runs as two rayon tasks, one column block each: every
+/// dimension `≥` [`SPLIT_FROM`], OpenBLAS at one thread (the user's `OPENBLAS_NUM_THREADS=1`, or
+/// [`super::with_blas_pinned`]: with more BLAS threads BLAS splits the product itself), rayon has
+/// two threads or more, and the caller is not already a rayon task (a parallel section keeps its
+/// cores busy; no nested split). Column blocks leave each entry's sum as one BLAS call forms it.
+fn split(dims: &[usize]) -> bool {
+    cfg!(feature = "openblas")
+        && dims.iter().all(|&n| n >= SPLIT_FROM)
+        && super::blas_threads() == 1
+        && rayon::current_num_threads() >= 2
+        && rayon::current_thread_index().is_none()
 }
 
 /// Fill the upper triangle from the lower one and zero the imaginary part of the diagonal.
@@ -125,61 +142,124 @@ mod imp {
         i32::try_from(n).unwrap_or(i32::MAX)
     }
 
+    /// Column ranges `[0, h)`, `[h, n)` of one or two tasks: `h = n` (one task) unless `split`.
+    fn halves(n: usize, split: bool, h: usize) -> usize {
+        if split {
+            h.clamp(1, n)
+        } else {
+            n
+        }
+    }
+
+    /// `f(0, first)` and `f(h, second)` on the two column blocks of a column-major buffer with
+    /// `ld` rows (side by side when `h < ` the column count, the second block then non-empty).
+    fn blocks(
+        out: &mut [Complex64],
+        ld: usize,
+        h: usize,
+        f: impl Fn(usize, &mut [Complex64]) + Sync,
+    ) {
+        let (first, second) = out.split_at_mut(h * ld);
+        if second.is_empty() {
+            f(0, first);
+        } else {
+            rayon::join(|| f(0, first), || f(h, second));
+        }
+    }
+
     pub(super) fn adjoint_times(
         a: &ArrayView2<Complex64>,
         b: &ArrayView2<Complex64>,
+        split: bool,
     ) -> Array2<Complex64> {
         let (k, m, n) = (a.nrows(), a.ncols(), b.ncols());
         let mut out = vec![Complex64::new(0.0, 0.0); m * n];
         if m > 0 && n > 0 && k > 0 {
             let (ac, bc) = (column_major(a), column_major(b));
             let (one, zero) = ([1.0, 0.0], [0.0, 0.0]);
-            // SAFETY: column-major buffers of the stated shapes; Complex64 is #[repr(C)] {re, im},
-            // the layout of CBLAS's double complex; `out` holds m·n elements with ldc = m.
-            unsafe {
-                cblas_zgemm(
-                    CblasColMajor,
-                    CblasConjTrans,
-                    CblasNoTrans,
-                    int(m),
-                    int(n),
-                    int(k),
-                    &one,
-                    ac.as_ptr().cast(),
-                    int(k),
-                    bc.as_ptr().cast(),
-                    int(k),
-                    &zero,
-                    out.as_mut_ptr().cast(),
-                    int(m),
-                );
-            }
+            blocks(&mut out, m, halves(n, split, n / 2), |j0, o| {
+                let cols = o.len() / m;
+                // SAFETY: column-major buffers of the stated shapes; Complex64 is #[repr(C)]
+                // {re, im}, the layout of CBLAS's double complex; `bc[j0·k..]` holds columns
+                // j0.. of B (k rows each), `o` columns j0..j0+cols of the m×n output (ldc = m).
+                unsafe {
+                    cblas_zgemm(
+                        CblasColMajor,
+                        CblasConjTrans,
+                        CblasNoTrans,
+                        int(m),
+                        int(cols),
+                        int(k),
+                        &one,
+                        ac.as_ptr().cast(),
+                        int(k),
+                        bc[j0 * k..].as_ptr().cast(),
+                        int(k),
+                        &zero,
+                        o.as_mut_ptr().cast(),
+                        int(m),
+                    );
+                }
+            });
         }
         // Internal invariant: the buffer has exactly m·n elements.
         Array2::from_shape_vec((m, n).f(), out).expect("m·n buffer")
     }
 
-    pub(super) fn gram(c: &ArrayView2<Complex64>) -> Array2<Complex64> {
+    /// Split (two tasks): the lower triangle's columns `[0, h)` are `C₁C₁†` (zherk) over `C₂C₁†`
+    /// (zgemm), columns `[h, n)` are `C₂C₂†` (zherk), `C₁`, `C₂` the first `h` and the other rows
+    /// of `C`; `h = n(1 − 1/√2)` gives both tasks `n²k/4` multiply–adds.
+    pub(super) fn gram(c: &ArrayView2<Complex64>, split: bool) -> Array2<Complex64> {
         let (n, k) = c.dim();
         let mut out = vec![Complex64::new(0.0, 0.0); n * n];
         if n > 0 && k > 0 {
             let cc = column_major(c);
-            // SAFETY: as above; zherk writes the lower triangle of the n×n buffer (ldc = n).
-            unsafe {
-                cblas_zherk(
-                    CblasColMajor,
-                    CblasLower,
-                    CblasNoTrans,
-                    int(n),
-                    int(k),
-                    1.0,
-                    cc.as_ptr().cast(),
-                    int(n),
-                    0.0,
-                    out.as_mut_ptr().cast(),
-                    int(n),
-                );
-            }
+            let h = halves(
+                n,
+                split,
+                (n as f64 * (1.0 - std::f64::consts::FRAC_1_SQRT_2)) as usize,
+            );
+            let (one, zero) = ([1.0, 0.0], [0.0, 0.0]);
+            blocks(&mut out, n, h, |j0, o| {
+                let cols = o.len() / n;
+                // SAFETY: `cc` is C column-major (n×k, ld = n); `cc[j0..]` starts at row j0 and
+                // with ld = n reads rows j0..j0+cols (and, for the zgemm, rows h..n) of every
+                // column; `o` is columns j0..j0+cols of the n×n output (ldc = n), whose rows
+                // j0..n the calls write (zherk: the lower triangle of the diagonal block).
+                unsafe {
+                    cblas_zherk(
+                        CblasColMajor,
+                        CblasLower,
+                        CblasNoTrans,
+                        int(cols),
+                        int(k),
+                        1.0,
+                        cc[j0..].as_ptr().cast(),
+                        int(n),
+                        0.0,
+                        o[j0..].as_mut_ptr().cast(),
+                        int(n),
+                    );
+                    if j0 == 0 && cols < n {
+                        cblas_zgemm(
+                            CblasColMajor,
+                            CblasNoTrans,
+                            CblasConjTrans,
+                            int(n - cols),
+                            int(cols),
+                            int(k),
+                            &one,
+                            cc[cols..].as_ptr().cast(),
+                            int(n),
+                            cc.as_ptr().cast(),
+                            int(n),
+                            &zero,
+                            o[cols..].as_mut_ptr().cast(),
+                            int(n),
+                        );
+                    }
+                }
+            });
         }
         // Internal invariant: the buffer has exactly n·n elements.
         let mut m = Array2::from_shape_vec((n, n).f(), out).expect("n·n buffer");
@@ -190,9 +270,11 @@ mod imp {
     /// `V† H V` without transposing `H`: a row-major `H` read as column-major is `Hᵀ = H̄`, so the
     /// products run on conjugates, `Y = V̄† (H̄ V̄) = conj(V† H V) = (V† H V)ᵀ`, and `Y`'s
     /// column-major buffer read row-major is `V† H V` itself. Only `V̄` is copied (`d × n`).
+    /// Split (two tasks): columns `[0, n/2)` and `[n/2, n)` of `Y`, each `H̄ V̄ₖ` then `V̄† (H̄ V̄ₖ)`.
     pub(super) fn congruence(
         v: &ArrayView2<Complex64>,
         h: &ArrayView2<Complex64>,
+        split: bool,
     ) -> Array2<Complex64> {
         let (d, n) = v.dim();
         let mut out = vec![Complex64::new(0.0, 0.0); n * n];
@@ -203,43 +285,47 @@ mod imp {
                 None => std::borrow::Cow::Owned(h.iter().copied().collect()),
             };
             let vbar: Vec<Complex64> = v.t().iter().map(|z| z.conj()).collect();
-            let mut x = vec![Complex64::new(0.0, 0.0); d * n];
             let (one, zero) = ([1.0, 0.0], [0.0, 0.0]);
-            // SAFETY: column-major buffers: hbar d×d (lda = d), vbar and x d×n (ld = d), out n×n
-            // (ldc = n); Complex64 is #[repr(C)] {re, im}, CBLAS's double complex.
-            unsafe {
-                cblas_zhemm(
-                    CblasColMajor,
-                    CblasLeft,
-                    CblasLower,
-                    int(d),
-                    int(n),
-                    &one,
-                    hbar.as_ptr().cast(),
-                    int(d),
-                    vbar.as_ptr().cast(),
-                    int(d),
-                    &zero,
-                    x.as_mut_ptr().cast(),
-                    int(d),
-                );
-                cblas_zgemm(
-                    CblasColMajor,
-                    CblasConjTrans,
-                    CblasNoTrans,
-                    int(n),
-                    int(n),
-                    int(d),
-                    &one,
-                    vbar.as_ptr().cast(),
-                    int(d),
-                    x.as_ptr().cast(),
-                    int(d),
-                    &zero,
-                    out.as_mut_ptr().cast(),
-                    int(n),
-                );
-            }
+            blocks(&mut out, n, halves(n, split, n / 2), |j0, o| {
+                let cols = o.len() / n;
+                let mut x = vec![Complex64::new(0.0, 0.0); d * cols];
+                // SAFETY: column-major buffers: hbar d×d (lda = d), vbar d×n (ld = d; from
+                // column j0 on, `cols` columns), x d×cols (ld = d), `o` columns j0..j0+cols of
+                // the n×n Y (ldc = n); Complex64 is #[repr(C)] {re, im}, CBLAS's double complex.
+                unsafe {
+                    cblas_zhemm(
+                        CblasColMajor,
+                        CblasLeft,
+                        CblasLower,
+                        int(d),
+                        int(cols),
+                        &one,
+                        hbar.as_ptr().cast(),
+                        int(d),
+                        vbar[j0 * d..].as_ptr().cast(),
+                        int(d),
+                        &zero,
+                        x.as_mut_ptr().cast(),
+                        int(d),
+                    );
+                    cblas_zgemm(
+                        CblasColMajor,
+                        CblasConjTrans,
+                        CblasNoTrans,
+                        int(n),
+                        int(cols),
+                        int(d),
+                        &one,
+                        vbar.as_ptr().cast(),
+                        int(d),
+                        x.as_ptr().cast(),
+                        int(d),
+                        &zero,
+                        o.as_mut_ptr().cast(),
+                        int(n),
+                    );
+                }
+            });
         }
         // Internal invariant: the buffer has exactly n·n elements (read row-major: see above).
         Array2::from_shape_vec((n, n), out).expect("n·n buffer")
@@ -258,11 +344,12 @@ mod pure {
     pub(super) fn adjoint_times(
         a: &ArrayView2<Complex64>,
         b: &ArrayView2<Complex64>,
+        _split: bool,
     ) -> Array2<Complex64> {
         a.t().mapv(|z| z.conj()).dot(b)
     }
 
-    pub(super) fn gram(c: &ArrayView2<Complex64>) -> Array2<Complex64> {
+    pub(super) fn gram(c: &ArrayView2<Complex64>, _split: bool) -> Array2<Complex64> {
         let mut m = c.dot(&c.t().mapv(|z| z.conj()));
         for i in 0..m.nrows() {
             for j in 0..i {
@@ -276,6 +363,7 @@ mod pure {
     pub(super) fn congruence(
         v: &ArrayView2<Complex64>,
         h: &ArrayView2<Complex64>,
+        _split: bool,
     ) -> Array2<Complex64> {
         v.t().mapv(|z| z.conj()).dot(h).dot(v)
     }
@@ -290,6 +378,45 @@ mod tests {
 
     fn max_diff(a: &Array2<Complex64>, b: &Array2<Complex64>) -> f64 {
         (a - b).iter().map(|z| z.norm()).fold(0.0, f64::max)
+    }
+
+    /// The two-task column splits (`SPLIT_FROM` and up) give the one-call products: the same
+    /// entries up to the BLAS kernels' rounding, every shape (square, rectangular, odd sizes).
+    #[cfg(feature = "openblas")]
+    #[test]
+    fn split_products_match_one_call() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        for (k, m, n) in [
+            (128, 128, 128),
+            (131, 129, 130),
+            (140, 133, 257),
+            (200, 150, 129),
+        ] {
+            let a = ginibre(k, m, &mut rng);
+            let b = ginibre(k, n, &mut rng);
+            let want = imp::adjoint_times(&a.view(), &b.view(), false);
+            let got = imp::adjoint_times(&a.view(), &b.view(), true);
+            assert!(max_diff(&got, &want) < 1e-12 * k as f64);
+            assert!(max_diff(&want, &naive_adjoint_times(&a, &b)) < 1e-12 * k as f64);
+            // gram of an n×k matrix: both triangles, exact Hermitian structure
+            let want = imp::gram(&b.t(), false);
+            let got = imp::gram(&b.t(), true);
+            assert!(max_diff(&got, &want) < 1e-12 * k as f64);
+            for i in 0..n {
+                assert_eq!(got[[i, i]].im, 0.0);
+                for j in 0..i {
+                    assert_eq!(got[[i, j]], got[[j, i]].conj());
+                }
+            }
+            // congruence V†HV of a k×k Hermitian H by a k×n V
+            let g = ginibre(k, k, &mut rng);
+            let h = &g + &dagger(&g.view());
+            let want = imp::congruence(&b.view(), &h.view(), false);
+            let got = imp::congruence(&b.view(), &h.view(), true);
+            let explicit = naive_adjoint_times(&b, &h.dot(&b));
+            assert!(max_diff(&got, &want) < 1e-11 * k as f64);
+            assert!(max_diff(&got, &explicit) < 1e-11 * k as f64);
+        }
     }
 
     #[test]

@@ -93,12 +93,19 @@ fn error_of(r: &Result<Vec<f64>, OperandError>) -> (Option<Operand>, &Error) {
 
 #[test]
 fn difference_from_matrices_values_unchanged() {
+    use ndarray::ShapeBuilder;
     for (d, seed) in [(OVERLAP_FROM, 1), (64, 2), (100, 3), (8, 4)] {
         let (rho, sigma) = (hs_matrix(d, seed), hs_matrix(d, seed + 100));
         for r in same(&rho, &sigma) {
             let v = r.unwrap();
             assert!(v.iter().all(|x| x.is_finite() && *x >= 0.0), "{v:?}");
         }
+        // both inputs column-major: the validated states keep that layout, their difference is
+        // column-major, and the sequential route must still solve the overlapped route's matrix
+        let (mut f_rho, mut f_sigma) = (Array2::zeros((d, d).f()), Array2::zeros((d, d).f()));
+        f_rho.assign(&rho);
+        f_sigma.assign(&sigma);
+        same(&f_rho, &f_sigma);
         // identical states: E_1 = 0 = trace distance (to rounding)
         let r = same(&rho, &rho);
         assert!(r[0].as_ref().unwrap()[1].abs() < 1e-13);
@@ -230,7 +237,17 @@ fn difference_from_matrices_matches_an_independent_solver() {
             for (a, b) in [(rho.clone(), sigma.clone()), (f_rho, sigma.clone())] {
                 let got = pool
                     .install(|| {
-                        difference_from_matrices(a, b, what, Tolerance::default(), Backend::Auto)
+                        // one BLAS thread, as `same` runs it: the overlapped route is taken
+                        // whatever the machine's BLAS thread count
+                        with_single_blas_thread(|| {
+                            difference_from_matrices(
+                                a,
+                                b,
+                                what,
+                                Tolerance::default(),
+                                Backend::Auto,
+                            )
+                        })
                     })
                     .unwrap();
                 for (x, y) in got.iter().zip(&want) {

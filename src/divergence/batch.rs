@@ -1081,15 +1081,13 @@ mod tests {
     use crate::error::Error;
     use crate::spectral::blas_threads;
     use rand::SeedableRng;
-    use std::sync::{Mutex, MutexGuard};
+    use std::sync::MutexGuard;
 
     /// The BLAS thread count is process-global and every batch call sets and restores it: tests
     /// that run batches take this lock, so that one test's `set_blas_threads(1)` is never read as
     /// another's "before" (the restore check failed intermittently under `cargo test --release`).
-    static BLAS_THREADS: Mutex<()> = Mutex::new(());
-
     fn blas_lock() -> MutexGuard<'static, ()> {
-        BLAS_THREADS.lock().unwrap_or_else(|e| e.into_inner())
+        crate::spectral::test_thread_counts_lock()
     }
 
     fn random_pairs(d: usize, n: usize) -> Vec<(DensityMatrix, DensityMatrix)> {
@@ -1149,76 +1147,6 @@ mod tests {
             .all(|r| r.is_err()));
         assert_eq!(blas_threads(), before);
         assert!(renyi(&[], Family::Petz, 2.0).is_empty());
-    }
-
-    #[test]
-    fn overlapping_single_thread_sections_restore_the_count_once() {
-        // T1 enters, T2 enters (sees one thread), T1 leaves, T2 leaves: saving and restoring per
-        // call left BLAS at T2's saved "1"; the shared pin restores the count when the last
-        // section ends.
-        use crate::spectral::{set_blas_threads, with_single_blas_thread};
-        use std::sync::Barrier;
-        let _serial = blas_lock();
-        let before = blas_threads();
-        set_blas_threads(2);
-        let start = blas_threads();
-        let (b1, b2, b3) = (Barrier::new(2), Barrier::new(2), Barrier::new(2));
-        std::thread::scope(|sc| {
-            sc.spawn(|| {
-                with_single_blas_thread(|| {
-                    b1.wait();
-                    b2.wait();
-                });
-                b3.wait();
-            });
-            sc.spawn(|| {
-                b1.wait();
-                with_single_blas_thread(|| {
-                    b2.wait();
-                    b3.wait();
-                    assert_eq!(blas_threads(), 1);
-                });
-            });
-        });
-        assert_eq!(blas_threads(), start);
-        set_blas_threads(before);
-    }
-
-    /// `with_blas_pinned` pins BLAS and leaves faer's parallelism; inside it,
-    /// `with_single_blas_thread` makes faer sequential, and each count comes back on leaving.
-    #[test]
-    fn blas_pin_leaves_faer_and_nests_with_single_thread_sections() {
-        use crate::spectral::{set_blas_threads, with_blas_pinned, with_single_blas_thread};
-        let _serial = blas_lock();
-        let before = blas_threads();
-        set_blas_threads(2);
-        let start = blas_threads();
-        #[cfg(feature = "faer")]
-        let par = faer::get_global_parallelism();
-        with_blas_pinned(|| {
-            assert_eq!(blas_threads(), 1);
-            #[cfg(feature = "faer")]
-            assert_eq!(faer::get_global_parallelism(), par);
-            with_single_blas_thread(|| {
-                assert_eq!(blas_threads(), 1);
-                #[cfg(feature = "faer")]
-                assert_eq!(faer::get_global_parallelism(), faer::Par::Seq);
-            });
-            #[cfg(feature = "faer")]
-            assert_eq!(faer::get_global_parallelism(), par);
-            assert_eq!(blas_threads(), 1);
-        });
-        assert_eq!(blas_threads(), start);
-        with_single_blas_thread(|| {
-            with_blas_pinned(|| {
-                #[cfg(feature = "faer")]
-                assert_eq!(faer::get_global_parallelism(), faer::Par::Seq);
-            })
-        });
-        #[cfg(feature = "faer")]
-        assert_eq!(faer::get_global_parallelism(), par);
-        assert_eq!(blas_threads(), start);
-        set_blas_threads(before);
     }
 
     /// `renyi_stacks` from raw matrices returns the one-pair API's values (small route

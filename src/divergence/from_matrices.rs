@@ -174,6 +174,7 @@ mod tests {
     /// decomposition cached exactly for `Decomposed`) at a size that runs side by side.
     #[test]
     fn same_states_as_sequential_calls() {
+        let _serial = crate::spectral::test_thread_counts_lock();
         let (r, s) = (hs(40, 1), hs(40, 2));
         let (tol, be) = (Tolerance::default(), Backend::default());
         for checks in [
@@ -205,6 +206,7 @@ mod tests {
     /// gives the values of the plain call, to rounding.
     #[test]
     fn large_policy_keeps_values() {
+        let _serial = crate::spectral::test_thread_counts_lock();
         use crate::divergence::{Family, Pair};
         let d = ONE_BLAS_THREAD_FROM + 8;
         let (r, s) = (hs(d, 7), hs(d, 8));
@@ -230,6 +232,7 @@ mod tests {
     /// Errors: ρ's first, tagged with the operand, whichever check each input gets.
     #[test]
     fn errors_in_sequential_order() {
+        let _serial = crate::spectral::test_thread_counts_lock();
         let d = 40;
         let (tol, be) = (Tolerance::default(), Backend::default());
         // clearly indefinite: a negative eigenvalue far below −tol

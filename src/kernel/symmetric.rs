@@ -849,6 +849,7 @@ mod tests {
 
     #[test]
     fn in_place_solvers_match_the_copying_backend() {
+        let _serial = crate::spectral::test_thread_counts_lock();
         // one BLAS thread throughout: bitwise equality needs the same thread count in both calls
         // (other tests change the process-global count concurrently)
         crate::spectral::with_single_blas_thread(in_place_solvers_match_the_copying_backend_body);
@@ -876,6 +877,7 @@ mod tests {
 
     #[test]
     fn two_stage_values_match_one_stage() {
+        let _serial = crate::spectral::test_thread_counts_lock();
         // the two-stage driver on a matrix small enough for a unit test
         let n = 300;
         let a = symmetric(n, 3);

@@ -303,3 +303,11 @@ pub fn blas_threads() -> usize {
         1
     }
 }
+
+/// Tests that set or read the process-wide thread counts (directly or through a pinning routine)
+/// take this lock, so that one test's pin is never read as another's "before".
+#[cfg(test)]
+pub(crate) fn test_thread_counts_lock() -> std::sync::MutexGuard<'static, ()> {
+    static COUNTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    COUNTS.lock().unwrap_or_else(|e| e.into_inner())
+}

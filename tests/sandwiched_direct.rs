@@ -47,6 +47,21 @@ fn inside_support(sigma: &DensityMatrix, seed: u64) -> Array2<Complex64> {
     })
 }
 
+/// `|got − want| ≤ bound` (printed with `SHOW_RATIOS` set).
+fn within_bound(what: &str, got: f64, want: f64, bound: f64) {
+    let diff = (got - want).abs();
+    if std::env::var_os("SHOW_RATIOS").is_some() {
+        eprintln!(
+            "{what}: |Δ| = {diff:.2e}, bound {bound:.2e}, ratio {:.2e}",
+            diff / bound
+        );
+    }
+    assert!(
+        diff <= bound,
+        "{what}: {got:e} vs {want:e}, |Δ| = {diff:e} > bound {bound:e}"
+    );
+}
+
 /// Both routes on the same stored matrices: the direct one on fresh states (ρ never decomposed,
 /// checked), the decomposition one after decomposing ρ. Every pair of values within the
 /// documented bound of the decomposition route's value; `+∞` exactly together.
@@ -90,17 +105,11 @@ fn agree(rho: &Array2<Complex64>, sigma: &Array2<Complex64>, backend: Backend, w
             continue;
         }
         let bound = accuracy::error_bound(&old_pair, Family::Sandwiched, alpha, old).unwrap();
-        if std::env::var_os("SHOW_RATIOS").is_some() {
-            eprintln!(
-                "{what}, α = {alpha}: |Δ| = {:.2e}, bound {bound:.2e}, ratio {:.2e}",
-                (new - old).abs(),
-                (new - old).abs() / bound
-            );
-        }
-        assert!(
-            (new - old).abs() <= bound,
-            "{what}, α = {alpha}: direct {new:e} vs decomposition {old:e}, |Δ| = {:e} > bound {bound:e}",
-            (new - old).abs()
+        within_bound(
+            &format!("{what}, α = {alpha}: direct vs decomposition"),
+            new,
+            old,
+            bound,
         );
     }
 }
@@ -268,6 +277,124 @@ fn direct_route_declines_beyond_rounding_negativity() {
         ] {
             let fresh = DensityMatrix::new(s.matrix().clone()).unwrap();
             assert!(fresh.is_psd_to_rounding(), "d = {n}, {what}");
+        }
+    }
+}
+
+/// One stored matrix of `tests/reference/factor_congruence.json` (`[re, im]` entries).
+fn stored_matrix(v: &serde_json::Value) -> Array2<Complex64> {
+    let rows = v.as_array().unwrap();
+    let d = rows.len();
+    Array2::from_shape_fn((d, d), |(i, j)| {
+        let z = &rows[i][j];
+        Complex64::new(z[0].as_f64().unwrap(), z[1].as_f64().unwrap())
+    })
+}
+
+/// The pair's states from raw matrices as the Python package makes them for the sandwiched orders
+/// α > 1: ρ checked by Cholesky (its factor kept where LAPACK ran it), σ decomposed.
+fn from_raw(rho: &Array2<Complex64>, sigma: &Array2<Complex64>) -> (DensityMatrix, DensityMatrix) {
+    qrenyi::divergence::states_from_matrices(
+        rho.clone(),
+        sigma.clone(),
+        (
+            qrenyi::divergence::Check::Cholesky,
+            qrenyi::divergence::Check::Decomposed,
+        ),
+        Tolerance::default(),
+        Backend::default(),
+    )
+    .unwrap()
+}
+
+/// `factor_congruence_reference`: the sandwiched orders α > 1 from raw matrices
+/// (`states_from_matrices`, ρ checked by Cholesky: from `d = 8` the factor is LAPACK's and kept,
+/// and `ρ' = V†(LL† − τI)V` by ztrmm + zherk, docs/divergences.md "factor_congruence") against
+/// mpmath at 60 digits (`tests/reference/generate_factor_congruence.py`) on ill-conditioned
+/// (κ = 10¹²), rank-deficient and pure ρ beside σ with κ up to 10¹⁰: within the documented bound.
+#[test]
+fn factor_congruence_reference() {
+    let text = std::fs::read_to_string("tests/reference/factor_congruence.json").unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for case in json["cases"].as_array().unwrap() {
+        let what = case["what"].as_str().unwrap();
+        let (rho, sigma) = (stored_matrix(&case["rho"]), stored_matrix(&case["sigma"]));
+        for (a, r) in case["alphas"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(case["values"].as_array().unwrap())
+        {
+            let (alpha, reference) = (a.as_f64().unwrap(), r.as_f64().unwrap());
+            let (r, s) = from_raw(&rho, &sigma);
+            let pair = Pair::new(&r, &s).unwrap();
+            let value = pair.renyi(Family::Sandwiched, alpha).unwrap();
+            assert!(!r.is_decomposed(), "{what}: the direct route decomposed ρ");
+            let bound = accuracy::error_bound(&pair, Family::Sandwiched, alpha, reference).unwrap();
+            within_bound(
+                &format!("{what}, α = {alpha}: vs mpmath"),
+                value,
+                reference,
+                bound,
+            );
+        }
+    }
+}
+
+/// `factor_congruence_equals_congruence`: at `d = 256` the route from the kept Cholesky factor
+/// (`states_from_matrices`) and the one from ρ's matrix (`DensityMatrix::with_options`, no factor
+/// kept: zhemm + zgemm) give the same sandwiched values to 1e-13 relative, on a Hilbert–Schmidt
+/// pair and on a rank-deficient ρ beside an ill-conditioned σ.
+#[test]
+fn factor_congruence_equals_congruence() {
+    let d = 256;
+    let mut g = rng(1707);
+    let hs = |g: &mut _| {
+        DensityMatrix::random_hilbert_schmidt(d, d, g)
+            .unwrap()
+            .matrix()
+            .clone()
+    };
+    let deficient: Vec<f64> = (0..d)
+        .map(|k| {
+            if k < d / 2 {
+                10f64.powf(-6.0 * k as f64 / d as f64)
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let (s1, t1) = (deficient.iter().sum::<f64>(), graded(d, 0));
+    let deficient: Vec<f64> = deficient.iter().map(|x| x / s1).collect();
+    let pairs = [
+        ("Hilbert–Schmidt", hs(&mut g), hs(&mut g)),
+        (
+            "rank d/2 ρ, κ(σ) = 1e12",
+            with_spectrum(&deficient, 11),
+            with_spectrum(&t1, 12),
+        ),
+    ];
+    for (what, rho, sigma) in pairs {
+        let (r, s) = from_raw(&rho, &sigma);
+        let r_old = DensityMatrix::new(rho).unwrap();
+        let s_old = DensityMatrix::new(sigma).unwrap();
+        for alpha in [1.5, 2.0, 10.0] {
+            let new = Pair::new(&r, &s)
+                .unwrap()
+                .renyi(Family::Sandwiched, alpha)
+                .unwrap();
+            let old = Pair::new(&r_old, &s_old)
+                .unwrap()
+                .renyi(Family::Sandwiched, alpha)
+                .unwrap();
+            assert!(
+                !r.is_decomposed() && !r_old.is_decomposed(),
+                "{what}: ρ decomposed"
+            );
+            assert!(
+                (new - old).abs() <= 1e-13 * old.abs().max(1.0),
+                "{what}, α = {alpha}: factor route {new:e} vs congruence {old:e}"
+            );
         }
     }
 }

@@ -77,7 +77,7 @@ fn psd_step(
     backend: Backend,
 ) -> crate::Result<DensityMatrix> {
     match check {
-        Check::Cholesky => DensityMatrix::psd_by_cholesky(h, t, backend),
+        Check::Cholesky => DensityMatrix::psd_by_cholesky_keeping_factor(h, t, backend),
         Check::Decomposed => DensityMatrix::psd_from_eigen(h, t, backend),
     }
 }
@@ -90,7 +90,11 @@ fn validate(
     backend: Backend,
 ) -> crate::Result<DensityMatrix> {
     match check {
-        Check::Cholesky => DensityMatrix::with_options(m, tol, backend),
+        Check::Cholesky => {
+            let mut m = m;
+            let t = hermitian_unit_trace(&mut m, tol)?;
+            DensityMatrix::psd_by_cholesky_keeping_factor(m, t, backend)
+        }
         Check::Decomposed => DensityMatrix::with_options_decomposed(m, tol, backend),
     }
 }
@@ -191,6 +195,10 @@ mod tests {
             assert_eq!(b.is_decomposed(), checks.1 == Check::Decomposed);
             if checks.0 == Check::Cholesky {
                 assert!(a.is_psd_to_rounding());
+                // the factor of the rounding-level Cholesky is kept where LAPACK ran it, on both
+                // schedules (docs/divergences.md, "factor_congruence")
+                assert_eq!(a.rounding_factor().is_some(), cfg!(feature = "openblas"));
+                assert_eq!(a0.rounding_factor().is_some(), cfg!(feature = "openblas"));
             }
             // same decomposition within rounding (one BLAS thread here, maybe two there)
             if checks.1 == Check::Decomposed {

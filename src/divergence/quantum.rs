@@ -743,9 +743,25 @@ impl<'a> Pair<'a> {
     }
 }
 
+/// `V† ρ V` for the direct sandwiched route: from the Cholesky factor that validation kept
+/// (`ρ + τI = LL†`, [`DensityMatrix::rounding_factor`]) by one `ztrmm` and one `zherk`
+/// ([`crate::spectral::factor_congruence`], docs/divergences.md "factor_congruence"), else by
+/// [`congruence`] (`zhemm` + `zgemm`, twice the multiply–adds).
+fn rho_in_sigma_basis(
+    rho: &DensityMatrix,
+    v: &ndarray::ArrayView2<Complex64>,
+) -> Array2<Complex64> {
+    #[cfg(feature = "openblas")]
+    if let Some((factor, tau)) = rho.rounding_factor() {
+        return crate::spectral::factor_congruence(v, factor, tau);
+    }
+    congruence(v, &rho.matrix().view())
+}
+
 /// The direct sandwiched route for orders α > 1: σ decomposed (`σ = V diag(μ) V†`), ρ not.
 ///
-/// `ρ' = V† ρ V` by [`congruence`] (one zhemm + one zgemm on ρ's matrix). The support condition
+/// `ρ' = V† ρ V` by [`congruence`] (one zhemm + one zgemm on ρ's matrix), or from the Cholesky
+/// factor validation kept (one ztrmm + one zherk: `rho_in_sigma_basis`). The support condition
 /// is the documented one, `Tr ρ Π_{ker σ} = Σ_{j ∈ ker σ} ρ'_jj ≤ τ(d, λ_max(ρ))`
 /// (docs/conventions.md), taken without `λ_max(ρ)` from the bounds
 /// `max_j ρ'_jj ≤ λ_max(ρ) ≤ ‖ρ‖_F`: leakage at most `τ(d, max_j ρ'_jj)` is supported, above
@@ -772,7 +788,7 @@ impl DirectSandwiched {
     fn new(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<Option<Self>> {
         let es = sigma.eigen()?;
         let (support, kernel) = (es.support(), es.kernel());
-        let full = congruence(&es.vectors().view(), &rho.matrix().view());
+        let full = rho_in_sigma_basis(rho, &es.vectors().view());
         let d = rho.dim();
         let leakage: f64 = kernel.iter().map(|&j| full[[j, j]].re.max(0.0)).sum();
         let supported = if kernel.is_empty() {

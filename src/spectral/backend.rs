@@ -206,6 +206,14 @@ impl Backend {
         self == Backend::Auto && (1..=max).contains(&d)
     }
 
+    /// Whether this backend runs a `d × d` Cholesky factorisation
+    /// ([`EigenSolver::is_positive_definite`]) with LAPACK's `zpotrf` (whose factor
+    /// `spectral::lapack::zpotrf_factor` returns).
+    #[cfg(feature = "openblas")]
+    pub(crate) fn cholesky_by_lapack(self, d: usize) -> bool {
+        self.resolve(Op::Cholesky, d) == Backend::Lapack
+    }
+
     /// The concrete backend that runs a call of kind `op` on a `d × d` matrix ([`Backend::Auto`]'s
     /// policy; every other backend is itself).
     fn resolve(self, op: Op, d: usize) -> Backend {

@@ -520,6 +520,14 @@ fn assert_zgesdd_shapes(
 /// `zpotrf` (lower) on `A + shift·I`: `Ok(true)` when the factorisation completes, `Ok(false)` on
 /// a non-positive pivot (`info > 0`).
 fn zpotrf_succeeds(a: &ArrayView2<Complex64>, shift: f64) -> Result<bool> {
+    Ok(zpotrf_factor(a, shift)?.is_some())
+}
+
+/// `zpotrf` (lower) on `Ā + shift·I` (`A`'s row-major buffer read column-major): the column-major
+/// `n × n` buffer whose lower triangle is the factor `L₁`, `Ā + shift·I = L₁L₁†` (the strict upper
+/// triangle keeps `Ā`'s entries), or `None` on a non-positive pivot (`info > 0`) — the decision of
+/// [`EigenSolver::is_positive_definite`] on `A` (`Ā` has `A`'s eigenvalues).
+pub(crate) fn zpotrf_factor(a: &ArrayView2<Complex64>, shift: f64) -> Result<Option<Vec<c64>>> {
     assert_square("zpotrf", a);
     let nu = a.nrows();
     let n = dim_i32(nu)?;
@@ -538,7 +546,7 @@ fn zpotrf_succeeds(a: &ArrayView2<Complex64>, shift: f64) -> Result<bool> {
     if info < 0 {
         return Err(lapack_error("zpotrf", info));
     }
-    Ok(info == 0)
+    Ok((info == 0).then_some(buf))
 }
 
 fn vectors_from<T>(n: usize, buf: Vec<T>) -> Result<Array2<T>> {

@@ -30,6 +30,8 @@ pub use backend::{
     AUTO_NALGEBRA_CHOLESKY_BELOW, AUTO_NALGEBRA_VALUES_BELOW,
 };
 pub use graded::{graded_gram_eigen, graded_psd_eigen, preconditioned_gram_eigen, GradedSpectrum};
+#[cfg(feature = "openblas")]
+pub(crate) use products::factor_congruence;
 pub use products::{adjoint_times, congruence, gram};
 
 use crate::error::Result;

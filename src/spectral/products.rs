@@ -80,6 +80,36 @@ pub fn congruence(v: &ArrayView2<Complex64>, h: &ArrayView2<Complex64>) -> Array
     m
 }
 
+/// `V† ρ V` from a Cholesky factor of `ρ`'s conjugate (docs/divergences.md, "factor_congruence"):
+/// `l1` is the column-major `d × d` buffer of `zpotrf('L')` on `ρ̄ + τ I` (= `ρ`'s row-major
+/// buffer read column-major, shifted; only its lower triangle `L₁` is read), `V` is `d × n`.
+/// With `K = L₁† V̄` (one `ztrmm`, `d² n / 2` multiply–adds) `K̄† K̄ = conj(V̄†(ρ̄ + τI)V̄) =
+/// V†ρV + τ V†V`, formed by [`gram`] of `Kᵀ` (one `zherk`, `d n² / 2`), and `τ` is taken off the
+/// diagonal (`V†V = I` to `O(dε)`, so the change is `O(dετ)`): half the multiply–adds of
+/// [`congruence`] (`zhemm` + `zgemm`, `2 d² n`). Exactly Hermitian.
+///
+/// # Panics
+/// When `l1` is not `d²` long with `d` the row count of `V`.
+#[cfg(feature = "openblas")]
+pub(crate) fn factor_congruence(
+    v: &ArrayView2<Complex64>,
+    l1: &[Complex64],
+    tau: f64,
+) -> Array2<Complex64> {
+    let (d, n) = v.dim();
+    assert_eq!(l1.len(), d * d, "factor_congruence: the factor is not d×d");
+    // V̄ column-major (d × n) = the row-major n × d buffer of V†
+    let mut k: Vec<Complex64> = v.t().iter().map(|z| z.conj()).collect();
+    imp::lower_adjoint_times(l1, &mut k, d, n, split(&[d, n]));
+    // K column-major (d × n) read row-major is Kᵀ (n × d); gram(Kᵀ) = Kᵀ K̄ = K̄† K̄
+    let kt = Array2::from_shape_vec((n, d), k).expect("d·n buffer");
+    let mut m = gram(&kt.view());
+    for i in 0..n {
+        m[[i, i]].re -= tau;
+    }
+    m
+}
+
 /// Largest dimension of a product computed in pure Rust in every build: ndarray's `dot` itself
 /// uses matrixmultiply (no BLAS) when every dimension is at most 7.
 pub(crate) const SMALL_PRODUCT_MAX: usize = 7;
@@ -121,8 +151,8 @@ fn mirror_lower(m: &mut Array2<Complex64>) {
 mod imp {
     use super::mirror_lower;
     use cblas_sys::{
-        cblas_zgemm, cblas_zhemm, cblas_zherk, CblasColMajor, CblasConjTrans, CblasLeft,
-        CblasLower, CblasNoTrans,
+        cblas_zgemm, cblas_zhemm, cblas_zherk, cblas_ztrmm, CblasColMajor, CblasConjTrans,
+        CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit,
     };
     use ndarray::{Array2, ArrayView2, ShapeBuilder};
     use num_complex::Complex64;
@@ -165,6 +195,43 @@ mod imp {
         } else {
             rayon::join(|| f(0, first), || f(h, second));
         }
+    }
+
+    /// `B := L₁† B` in place, `L₁` the lower triangle of the column-major `d × d` buffer `l`,
+    /// `B` column-major `d × n` (`ztrmm`); split: two column blocks on two tasks (each column's
+    /// product is the one a single call forms).
+    pub(super) fn lower_adjoint_times(
+        l: &[Complex64],
+        b: &mut [Complex64],
+        d: usize,
+        n: usize,
+        split: bool,
+    ) {
+        if d == 0 || n == 0 {
+            return;
+        }
+        let one = [1.0, 0.0];
+        blocks(b, d, halves(n, split, n / 2), |_, o| {
+            let cols = o.len() / d;
+            // SAFETY: column-major buffers: l d×d (lda = d), o d×cols (ldb = d), both of
+            // exactly that length; Complex64 is #[repr(C)] {re, im}, CBLAS's double complex.
+            unsafe {
+                cblas_ztrmm(
+                    CblasColMajor,
+                    CblasLeft,
+                    CblasLower,
+                    CblasConjTrans,
+                    CblasNonUnit,
+                    int(d),
+                    int(cols),
+                    &one,
+                    l.as_ptr().cast(),
+                    int(d),
+                    o.as_mut_ptr().cast(),
+                    int(d),
+                );
+            }
+        });
     }
 
     pub(super) fn adjoint_times(

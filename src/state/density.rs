@@ -29,6 +29,9 @@ struct Stored {
     eigen: OnceLock<Eigen>,
     /// [`DensityMatrix::is_psd_to_rounding`], when known (set by validation or on first use).
     psd_to_rounding: OnceLock<bool>,
+    /// [`DensityMatrix::rounding_factor`], when the validation kept it (only with `openblas`).
+    #[cfg_attr(not(feature = "openblas"), allow(dead_code))]
+    rounding_factor: OnceLock<(Vec<Complex64>, f64)>,
 }
 
 impl DensityMatrix {
@@ -66,6 +69,50 @@ impl DensityMatrix {
             let _ = state.inner.psd_to_rounding.set(true);
         }
         Ok(state)
+    }
+
+    /// The PSD step of [`DensityMatrix::psd_by_cholesky`] (the same decisions) that keeps the
+    /// factor: when `backend` factors with LAPACK and the rounding-level factorisation succeeds,
+    /// its buffer and shift are kept ([`DensityMatrix::rounding_factor`], `d²` complex numbers
+    /// for the state's lifetime). For the from-matrices route of a pair that uses ρ's matrix
+    /// (the sandwiched orders α > 1, docs/divergences.md "factor_congruence").
+    pub(crate) fn psd_by_cholesky_keeping_factor(
+        h: Array2<Complex64>,
+        t: f64,
+        backend: Backend,
+    ) -> Result<Self> {
+        #[cfg(feature = "openblas")]
+        {
+            let rounding = rounding_shift(&h);
+            if rounding < t && backend.cholesky_by_lapack(h.nrows()) {
+                return match crate::spectral::lapack::zpotrf_factor(&h.view(), rounding)? {
+                    Some(factor) => {
+                        let state = Self::from_validated(h, backend);
+                        let _ = state.inner.psd_to_rounding.set(true);
+                        let _ = state.inner.rounding_factor.set((factor, rounding));
+                        Ok(state)
+                    }
+                    None => {
+                        if !backend.is_positive_definite(h.view(), t)? {
+                            reject_negative_eigenvalue(&h, t, backend)?;
+                        }
+                        Ok(Self::from_validated(h, backend))
+                    }
+                };
+            }
+        }
+        Self::psd_by_cholesky(h, t, backend)
+    }
+
+    /// The Cholesky factor kept by validation, if any: `(buf, τ)` with `buf` the column-major
+    /// `d × d` output of `zpotrf('L')` on `H̄ + τI` (lower triangle `L₁`, `H̄ + τI = L₁L₁†`) and
+    /// `τ` the rounding-level shift of [`DensityMatrix::is_psd_to_rounding`].
+    #[cfg_attr(not(feature = "openblas"), allow(dead_code))]
+    pub(crate) fn rounding_factor(&self) -> Option<(&[Complex64], f64)> {
+        self.inner
+            .rounding_factor
+            .get()
+            .map(|(f, tau)| (f.as_slice(), *tau))
     }
 
     /// Whether the stored `H` is positive semidefinite up to rounding: the Cholesky factorisation
@@ -122,6 +169,7 @@ impl DensityMatrix {
                 mat: h,
                 eigen: OnceLock::new(),
                 psd_to_rounding: OnceLock::new(),
+                rounding_factor: OnceLock::new(),
             }),
             backend,
         }

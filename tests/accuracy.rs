@@ -65,6 +65,23 @@ fn within_bound(pair: &Pair, f: Family, alpha: f64, x: f64, reference: f64, cap:
     assert!(bound <= cap, "{what}: bound {bound:e} above {cap:e}");
 }
 
+/// One fixture entry `v` (`{"alpha": …, key: reference}`): the pair's value of `f` at that order,
+/// checked by [`within_bound`]; returns `(α, value, reference)` for further checks.
+fn fixture_value(
+    pair: &Pair,
+    f: Family,
+    v: &Value,
+    key: &str,
+    cap: f64,
+    what: &str,
+) -> (f64, f64, f64) {
+    let alpha = v["alpha"].as_f64().unwrap();
+    let reference = v[key].as_f64().unwrap();
+    let x = pair.renyi(f, alpha).unwrap();
+    within_bound(pair, f, alpha, x, reference, cap, what);
+    (alpha, x, reference)
+}
+
 /// `sandwiched_small_alpha_reference`: the pair at α = 0.3 … 1e-300 on every backend
 /// against the mpmath closed form (`tests/reference/generate_small_alpha.py`); before the graded
 /// route these were 0.00434, −0.160, −0.433, 4096, 3.7e283 at α = 0.02 … 1e-300.
@@ -77,15 +94,11 @@ fn sandwiched_small_alpha_reference() {
         let sigma = fixture_state(&data["sigma"], b);
         let pair = Pair::new(&rho, &sigma).unwrap();
         for v in data["values"].as_array().unwrap() {
-            let alpha = v["alpha"].as_f64().unwrap();
-            let reference = v["sandwiched"].as_f64().unwrap();
-            let x = pair.renyi(Family::Sandwiched, alpha).unwrap();
-            within_bound(
+            fixture_value(
                 &pair,
                 Family::Sandwiched,
-                alpha,
-                x,
-                reference,
+                v,
+                "sandwiched",
                 1e-12,
                 &format!("{b:?}"),
             );
@@ -223,23 +236,12 @@ fn log_sum_below_half() {
             let sigma = fixture_state(&p["sigma"], b);
             let pair = Pair::new(&rho, &sigma).unwrap();
             for v in p["values"].as_array().unwrap() {
-                let alpha = v["alpha"].as_f64().unwrap();
                 for (f, key) in [
                     (Family::Petz, "petz"),
                     (Family::Sandwiched, "sandwiched"),
                     (Family::Maximal, "maximal"),
                 ] {
-                    let x = pair.renyi(f, alpha).unwrap();
-                    let reference = v[key].as_f64().unwrap();
-                    within_bound(
-                        &pair,
-                        f,
-                        alpha,
-                        x,
-                        reference,
-                        1e-5,
-                        &format!("pair {k} {b:?}"),
-                    );
+                    fixture_value(&pair, f, v, key, 1e-5, &format!("pair {k} {b:?}"));
                     checked += 1;
                 }
             }
@@ -417,15 +419,11 @@ fn maximal_ritz_reference() {
             let d = rho.dim() as f64;
             let pair = Pair::new(&rho, &sigma).unwrap();
             for v in case["values"].as_array().unwrap() {
-                let alpha = v["alpha"].as_f64().unwrap();
-                let reference = v["maximal"].as_f64().unwrap();
-                let x = pair.renyi(Family::Maximal, alpha).unwrap();
-                within_bound(
+                let (alpha, x, reference) = fixture_value(
                     &pair,
                     Family::Maximal,
-                    alpha,
-                    x,
-                    reference,
+                    v,
+                    "maximal",
                     f64::INFINITY,
                     &format!("{name} {b:?}"),
                 );

@@ -281,30 +281,11 @@ fn direct_route_declines_beyond_rounding_negativity() {
     }
 }
 
-/// One stored matrix of `tests/reference/factor_congruence.json` (`[re, im]` entries).
-fn stored_matrix(v: &serde_json::Value) -> Array2<Complex64> {
-    let rows = v.as_array().unwrap();
-    let d = rows.len();
-    Array2::from_shape_fn((d, d), |(i, j)| {
-        let z = &rows[i][j];
-        Complex64::new(z[0].as_f64().unwrap(), z[1].as_f64().unwrap())
-    })
-}
-
 /// The pair's states from raw matrices as the Python package makes them for the sandwiched orders
 /// α > 1: ρ checked by Cholesky (its factor kept where LAPACK ran it), σ decomposed.
 fn from_raw(rho: &Array2<Complex64>, sigma: &Array2<Complex64>) -> (DensityMatrix, DensityMatrix) {
-    qrenyi::divergence::states_from_matrices(
-        rho.clone(),
-        sigma.clone(),
-        (
-            qrenyi::divergence::Check::Cholesky,
-            qrenyi::divergence::Check::Decomposed,
-        ),
-        Tolerance::default(),
-        Backend::default(),
-    )
-    .unwrap()
+    use qrenyi::divergence::Check;
+    states_checked(rho, sigma, (Check::Cholesky, Check::Decomposed))
 }
 
 /// `factor_congruence_reference`: the sandwiched orders α > 1 from raw matrices

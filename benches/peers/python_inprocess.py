@@ -8,7 +8,8 @@ numpy; SciPy, QuTiP and toqito are timed where installed. Every implementation s
 same complex128 numpy arrays (QuTiP from Qobj built outside the timed region). Prints a Markdown
 table (docs/PERFORMANCE.md, "Python in-process") and writes the raw timings as JSON.
 
-Rows: per dimension d ∈ {2, 4, 8, 16, 64, 256, 512}, each family at one order (α = 2) and a
+Rows: per dimension d ∈ {2, 4, 8, 16, 64, 256, 512}, each family at α = 2 (the integer-order
+routes: Cholesky for Petz/maximal, a Frobenius sum for sandwiched), at α = 1.5 (the general route) and a
 16-order curve (α from 0.55 to 8; numpy loops its five-liner over the orders, qrenyi makes one
 call), Umegaki, hockey-stick (γ = e) and fidelity; a stack of 10,000 pairs at d = 2 and 4
 (one qrenyi call vs a Python loop of numpy-eigh, of qrenyi, and numpy's batched eigh); and the
@@ -89,6 +90,14 @@ def main():
             if scipy_linalg is not None and d <= 256:
                 spf = getattr(peers, "sp_" + fam)
                 row(d, f"{fam} α=2", "scipy", timeit(lambda: spf(r, s, ALPHA), b))
+            # α = 2 takes the integer-order routes (docs/divergences.md, "order_two_cholesky",
+            # "order_two_frobenius"); a non-integer order beside it, so no table shows only those
+            got = qrenyi.divergence(r, s, fam, 1.5)
+            assert abs(got - npf(r, s, 1.5)) <= 1e-8 * max(1, abs(got)), (d, fam, got)
+            row(d, f"{fam} α=1.5", "qrenyi", timeit(lambda: qrenyi.divergence(r, s, fam, 1.5), b))
+            row(d, f"{fam} α=1.5", "numpy-eigh", timeit(lambda: npf(r, s, 1.5), b))
+            if scipy_linalg is not None and d <= 256:
+                row(d, f"{fam} α=1.5", "scipy", timeit(lambda: spf(r, s, 1.5), b))
             row(d, f"{fam} 16 orders", "qrenyi", timeit(lambda: qrenyi.divergence(r, s, fam, CURVE), b))
             row(d, f"{fam} 16 orders", "numpy-eigh", timeit(lambda: [npf(r, s, a) for a in CURVE], b))
         row(d, "umegaki", "qrenyi", timeit(lambda: qrenyi.divergence(r, s, "umegaki"), b))

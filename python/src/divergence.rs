@@ -190,7 +190,7 @@ fn difference_direct(
 /// kind but the hockey-stick and the trace distance), through the core's `states_from_matrices`: a
 /// state the quantity decomposes anyway is checked from its decomposition (no Cholesky; both
 /// states, except ρ of sandwiched orders all finite and `> 1`, which the direct route never
-/// decomposes), the two PSD steps side by side where a second core is free. The same errors as
+/// decomposes, and both states of Petz and maximal at α = 2 alone, the Cholesky route), the two PSD steps side by side where a second core is free. The same errors as
 /// `validate_as` on ρ, then σ. Every dimension: below the small kernels' limit
 /// (`qrenyi::divergence::small::SMALL_SPECTRAL_MAX`) too, where the kernels evaluate from the
 /// same two decompositions (the Cholesky factorisation before them was extra work). `None` for
@@ -217,7 +217,19 @@ fn states_direct(
     } else {
         Check::Decomposed
     };
-    let checks = (rho_check, Check::Decomposed);
+    // Petz and maximal at α = 2 alone: the Cholesky route (docs/divergences.md,
+    // "order_two_cholesky") decomposes neither state; where its certificate fails the pair
+    // decomposes them then
+    let order_two = matches!(
+        kind,
+        Kind::Renyi(Family::Petz) | Kind::Renyi(Family::Maximal)
+    ) && !ps.is_empty()
+        && ps.iter().all(|&a| a == 2.0);
+    let checks = if order_two {
+        (Check::Cholesky, Check::Cholesky)
+    } else {
+        (rho_check, Check::Decomposed)
+    };
     Ok(
         states_from_matrices(r, s, checks, Tolerance::default(), backend).map_err(|(which, e)| {
             let what = match which {

@@ -369,3 +369,44 @@ def test_threads_call_concurrently():
         for res in ex.map(work, range(8)):
             for rep in res:
                 assert rep == serial
+
+
+@pytest.mark.parametrize("d", [3, 8, 30])
+def test_order_two_continuity_and_cli(cli, tmp_path, d):
+    """α = 2 takes the integer-order routes (docs/divergences.md, "order_two_cholesky" and
+    "order_two_frobenius"): continuous with α = 2 ± 1e-9, equal to `Pair.renyi`, to the CLI's
+    `--alpha 2` and to numpy (Tr ρσ⁻¹ρ by np.linalg.solve; ‖σ^{-1/4}ρσ^{-1/4}‖_F² by eigh), and +∞ where σ's support misses part of ρ's."""
+    def numpy_sandwiched(r, s, _a):
+        ls, vs = np.linalg.eigh(s)
+        q = (vs * ls ** -0.25) @ vs.conj().T
+        return float(np.log((np.abs(q @ r @ q) ** 2).sum()))
+
+    def numpy_solve(r, s, _a):
+        return float(np.log(np.trace(r @ np.linalg.solve(s, r)).real))
+
+    rng = np.random.default_rng(100 + d)
+    rho, sigma = random_state(rng, d), random_state(rng, d)
+    a = write_state(tmp_path / "rho.json", rho)
+    b = write_state(tmp_path / "sigma.json", sigma)
+    numpy_ref = {"petz": numpy_solve, "sandwiched": numpy_sandwiched, "maximal": numpy_solve}
+    for kind in FAMILIES:
+        v = qrenyi.divergence(rho, sigma, kind, 2.0)
+        assert math.isfinite(v)
+        for eps in (1e-9, -1e-9):
+            w = qrenyi.divergence(rho, sigma, kind, 2.0 + eps)
+            assert abs(v - w) <= 1e-7 * max(1.0, abs(v)), (kind, v, w)
+        p = qrenyi.Pair(rho, sigma).renyi(kind, 2.0)
+        assert abs(p - v) <= 1e-12 * max(1.0, abs(v)), (kind, p, v)
+        n = numpy_ref[kind](rho, sigma, 2.0)
+        assert abs(n - v) <= 1e-9 * max(1.0, abs(v)), (kind, n, v)
+        code, out, err = cli("divergence", "--kind", kind, "--rho", a, "--sigma", b, "--alpha",
+                             "2", "--json")
+        assert code == 0, err
+        j = json.loads(out)
+        w = cli_number(j["results"][0]["value"] if "results" in j else j["value"])
+        assert w == v or abs(w - v) <= 1e-12 * max(1.0, abs(v)), (kind, w, v)
+    # σ of rank d − 1 (its zero eigenvalue is rounding noise): +∞ for every family
+    thin = random_state(rng, d, rank=d - 1)
+    for kind in FAMILIES:
+        assert qrenyi.divergence(rho, thin, kind, 2.0) == math.inf, kind
+        assert qrenyi.Pair(rho, thin).renyi(kind, 2.0) == math.inf, kind

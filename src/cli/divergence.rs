@@ -350,11 +350,16 @@ type Evaluated = (Vec<Result<Vec<(f64, f64)>>>, Vec<usize>, bool);
 /// The states route of `divergence`: load and validate the states, then evaluate every pair.
 fn states_route(args: &Args, alphas: &[f64], gammas: &[f64]) -> Result<Evaluated> {
     // validation that reuses work: a state the computation decomposes anyway is checked from its
-    // eigenvalues (no Cholesky); the hockey-stick and trace distance decompose neither state, the
-    // sandwiched orders α > 1 only σ (`Pair`'s direct route)
+    // eigenvalues (no Cholesky); the hockey-stick and trace distance decompose neither state, nor
+    // do Petz and maximal at α = 2 alone; the sandwiched orders α > 1 only σ (`Pair`'s direct route)
     let (decompose_rho, decompose_sigma) = match args.kind {
         Kind::HockeyStick | Kind::TraceDistance => (false, false),
         Kind::Sandwiched if alphas.iter().all(|&a| a > 1.0 && a.is_finite()) => (false, true),
+        // Petz and maximal at α = 2 only: the Cholesky route (docs/divergences.md,
+        // "order_two_cholesky") decomposes neither state
+        Kind::Petz | Kind::Maximal if !alphas.is_empty() && alphas.iter().all(|&a| a == 2.0) => {
+            (false, false)
+        }
         _ => (true, true),
     };
     // (sequential when --normalize may print notes, so that they keep their order)

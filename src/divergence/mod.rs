@@ -22,6 +22,7 @@ pub mod classical;
 mod device;
 pub mod difference;
 pub mod from_matrices;
+pub mod order_two;
 mod petz;
 mod quantum;
 pub mod small;

@@ -58,6 +58,8 @@ pub struct Pair<'a> {
     maximal_graded: OnceCell<MaximalReduction>,
     /// The direct sandwiched route's data (`None` inside: the route declined for this pair).
     direct: OnceCell<Option<DirectSandwiched>>,
+    /// Petz/maximal `D_2` by the Cholesky route (`None` inside: it declined for this pair).
+    order_two: OnceCell<Option<f64>>,
     /// `W` and `ρ'` in GPU memory when ρ's backend runs this dimension on the GPU.
     device: DeviceCache,
 }
@@ -177,6 +179,7 @@ impl<'a> Pair<'a> {
             maximal_preconditioned: OnceCell::new(),
             maximal_graded: OnceCell::new(),
             direct: OnceCell::new(),
+            order_two: OnceCell::new(),
             device: DeviceCache::default(),
         })
     }
@@ -667,6 +670,11 @@ impl<'a> Pair<'a> {
     /// `D_α(ρ‖σ)` of `family` at order α (limits at α = 1 and α = ∞ included).
     pub fn renyi(&self, family: Family, alpha: f64) -> Result<f64> {
         family.check_alpha(alpha)?;
+        if alpha == 2.0 && family != Family::Sandwiched {
+            if let Some(v) = self.order_two()? {
+                return Ok(v);
+            }
+        }
         if let Some(v) = super::small::renyi(self.rho, self.sigma, family, alpha)? {
             return Ok(v);
         }
@@ -682,6 +690,11 @@ impl<'a> Pair<'a> {
     /// `rank(σ)`-dimensional matrix per order after one change of basis.
     pub fn curve(&self, family: Family, alphas: &[f64]) -> Result<Vec<f64>> {
         alphas.iter().try_for_each(|&a| family.check_alpha(a))?;
+        if family != Family::Sandwiched && !alphas.is_empty() && alphas.iter().all(|&a| a == 2.0) {
+            if let Some(v) = self.order_two()? {
+                return Ok(vec![v; alphas.len()]);
+            }
+        }
         match family {
             Family::Petz => self.petz_curve(alphas),
             Family::Sandwiched => self.sandwiched_curve(alphas),
@@ -693,6 +706,21 @@ impl<'a> Pair<'a> {
                 alphas.iter().map(|&a| self.renyi(family, a)).collect()
             }
         }
+    }
+
+    /// Petz and maximal `D_2(ρ‖σ) = ln(Tr ρσ^{−1}ρ / Tr ρ)` by one Cholesky factorisation and one
+    /// triangular solve ([`super::order_two::order_two_cholesky`], docs/divergences.md
+    /// "order_two_cholesky"), where it applies ([`super::order_two::applies`]) and σ's smallest
+    /// eigenvalue is certified far above the zero threshold; `None`: the eigen route (cached).
+    fn order_two(&self) -> Result<Option<f64>> {
+        if let Some(v) = self.order_two.get() {
+            return Ok(*v);
+        }
+        if self.basis.get().is_some() || !super::order_two::applies(self.rho, self.sigma) {
+            return Ok(None);
+        }
+        let v = super::order_two::order_two_cholesky(self.rho, self.sigma)?;
+        Ok(*self.order_two.get_or_init(|| v))
     }
 
     /// Umegaki relative entropy `D(ρ‖σ) = Tr ρ(ln ρ − ln σ)` (the α → 1 limit of Petz and
@@ -835,6 +863,10 @@ impl DirectSandwiched {
             .iter()
             .map(|l| (0.5 * (gamma * l - c)).exp())
             .collect();
+        if alpha == 2.0 {
+            let trace: f64 = self.rho_diag.iter().sum();
+            return Ok(order_two_frobenius(&self.rho_ss, &scale, c, trace));
+        }
         let a = Array2::from_shape_fn(self.rho_ss.dim(), |(x, y)| {
             self.rho_ss[[x, y]] * (scale[x] * scale[y])
         });
@@ -853,6 +885,19 @@ impl DirectSandwiched {
         let spec: Vec<(f64, f64)> = kept.iter().map(|&x| (x / total, x.ln() + c)).collect();
         Ok(renyi_mean(&normalized(diag), alpha) + renyi_mean(&spec, alpha))
     }
+}
+
+/// Sandwiched `D̃_2 = ln(‖Â‖_F² e^{2c} / Tr ρ)` from `ρ'` on `supp σ` (`rho_ss`), the scales
+/// `scale_j = e^{(−½ ln μ_j − c)/2}` (`c = max_j −½ ln μ_j`, so every scale is at most 1) and
+/// `trace = Σ_{j ∈ supp σ} ρ'_jj` (docs/divergences.md, "order_two_frobenius"): `Σ ν̂_k² = ‖Â‖_F²`
+/// for `Â = D ρ'_ss D`, no eigensolve. The eigen route's value is the same sum over the positive
+/// computed `ν̂_k` only; the two differ by the squares of rounding-level eigenvalues.
+fn order_two_frobenius(rho_ss: &Array2<Complex64>, scale: &[f64], c: f64, trace: f64) -> f64 {
+    let q = super::order_two::frobenius_scaled(rho_ss, scale);
+    if !(q > 0.0 && trace > 0.0) {
+        return f64::INFINITY;
+    }
+    q.ln() + 2.0 * c - trace.ln()
 }
 
 /// The cached α-independent data the sandwiched family needs, borrowed from a [`Pair`].
@@ -1006,6 +1051,21 @@ impl SandwichedView<'_> {
                 Spectrum::Graded(g) => self.below_half_value(alpha, &g),
                 Spectrum::Scaled(nu) => self.below_half_scaled(alpha, &nu),
             };
+        }
+        if alpha == 2.0 {
+            // supported here (checked above): the Frobenius sum on supp σ
+            let s = &self.basis.support;
+            let rho = self.rho_in_basis;
+            let ln_mu = self.ln_mu()?;
+            let c = ln_mu
+                .iter()
+                .map(|l| -0.5 * l)
+                .fold(f64::NEG_INFINITY, f64::max);
+            let c = if c.is_finite() { c } else { 0.0 };
+            let scale: Vec<f64> = ln_mu.iter().map(|l| (0.5 * (-0.5 * l - c)).exp()).collect();
+            let rho_ss = Array2::from_shape_fn((s.len(), s.len()), |(x, y)| rho[[s[x], s[y]]]);
+            let trace: f64 = s.iter().map(|&j| rho[[j, j]].re.max(0.0)).sum();
+            return Ok(order_two_frobenius(&rho_ss, &scale, c, trace));
         }
         let (diag, nu, c) = self.parts(alpha)?;
         let total: f64 = nu.iter().sum();

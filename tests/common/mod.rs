@@ -132,3 +132,30 @@ pub fn npy(descr: &str, shape: &str, fortran: bool, data: &[u8]) -> Vec<u8> {
 pub fn le_bytes(v: &[f64]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
+
+/// A matrix as the reference generators store it in JSON (rows of `[re, im]` entries).
+pub fn stored_matrix(v: &serde_json::Value) -> Array2<Complex64> {
+    let rows = v.as_array().expect("rows");
+    let d = rows.len();
+    Array2::from_shape_fn((d, d), |(i, j)| {
+        let z = &rows[i][j];
+        Complex64::new(z[0].as_f64().unwrap(), z[1].as_f64().unwrap())
+    })
+}
+
+/// The pair's states from two raw matrices as `divergence::states_from_matrices` makes them
+/// (the Python package's route) with `checks`, the default tolerance and backend.
+pub fn states_checked(
+    rho: &Array2<Complex64>,
+    sigma: &Array2<Complex64>,
+    checks: (qrenyi::divergence::Check, qrenyi::divergence::Check),
+) -> (DensityMatrix, DensityMatrix) {
+    qrenyi::divergence::states_from_matrices(
+        rho.clone(),
+        sigma.clone(),
+        checks,
+        qrenyi::state::Tolerance::default(),
+        qrenyi::spectral::Backend::default(),
+    )
+    .expect("valid states")
+}

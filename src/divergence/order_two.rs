@@ -17,6 +17,7 @@ use num_complex::Complex64;
 
 /// Largest dimension whose factorisation and solve run in pure Rust in a build with `openblas`
 /// (below it LAPACK's call overhead and workspace cost more than the `d³/3` flops).
+#[cfg_attr(not(feature = "openblas"), allow(dead_code))]
 pub(crate) const PURE_RUST_MAX: usize = 24;
 
 /// The shift `s` of the certificate: the Cholesky factorisation of `σ − s·I` succeeding proves

@@ -644,10 +644,7 @@ pub struct Replay {
 
 /// Recompute the margin of a counterexample saved by [`save_counterexample`].
 pub fn replay(path: &Path) -> Result<Replay> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
-        path: path.display().to_string(),
-        reason: e.to_string(),
-    })?;
+    let text = crate::io::read_input_string(path)?;
     let dir = path.parent().unwrap_or(Path::new("."));
     replay_document(&text, dir).map_err(|e| match e {
         Error::Parse { what, reason } if what == "counterexample" => Error::Parse {

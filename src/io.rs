@@ -437,6 +437,43 @@ fn two_dimensional<T>(path: &Path, a: ArrayD<T>, what: &str) -> Result<Array2<T>
     })
 }
 
+/// Largest input read from a pipe, a character device or any other file that is not a regular file
+/// (whose size is not known before reading): 1 GiB. `--rho /dev/zero` or an endless pipe would
+/// otherwise be read until memory runs out.
+pub const MAX_STREAM_INPUT: u64 = 1 << 30;
+
+/// The bytes of the input file `path`: a regular file whole (its size is known up front, and the
+/// buffer is reserved fallibly: a sparse 100 GB file is an error, not an abort), anything else
+/// (a pipe, `/dev/stdin`, a device) up to [`MAX_STREAM_INPUT`] bytes — more is an error saying so.
+pub fn read_input(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let regular = file.metadata().map(|m| m.is_file()).unwrap_or(false);
+    if regular {
+        return std::fs::read(path).map_err(|e| Error::io(path, e));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_STREAM_INPUT + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    if bytes.len() as u64 > MAX_STREAM_INPUT {
+        return Err(Error::io(
+            path,
+            format!(
+                "not a regular file and longer than {MAX_STREAM_INPUT} bytes (the limit for \
+                 pipes and devices); save the input to a file"
+            ),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// [`read_input`] as UTF-8 text.
+pub fn read_input_string(path: &Path) -> Result<String> {
+    String::from_utf8(read_input(path)?)
+        .map_err(|e| Error::io(path, format!("not UTF-8 text: {}", e.utf8_error())))
+}
+
 /// Read a complex matrix from `.npy` (`complex128` or `float64`, 2-D; see [`read_npy`]) or
 /// `.json` ([`JsonMatrix`]).
 pub fn read_matrix(path: impl AsRef<Path>) -> Result<Array2<Complex64>> {
@@ -445,7 +482,7 @@ pub fn read_matrix(path: impl AsRef<Path>) -> Result<Array2<Complex64>> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"));
     if is_json {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = read_input_string(path)?;
         return parse_json_matrix(&text).map_err(|reason| Error::Parse {
             what: path.display().to_string(),
             reason,
@@ -476,7 +513,7 @@ pub fn read_real_matrix(path: impl AsRef<Path>) -> Result<Array2<f64>> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
     let a = if is_csv {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = read_input_string(path)?;
         parse_csv(&text).map_err(|(line, reason)| Error::Parse {
             what: match line {
                 Some(l) => format!("{} line {l}", path.display()),
@@ -698,12 +735,12 @@ pub fn read_stack(spec: &str) -> Result<MatrixStack> {
     };
     let (array, single) = match ext.as_str() {
         "json" => {
-            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+            let text = read_input_string(path)?;
             (json_array(&text).map_err(parse_err)?, false)
         }
         "npz" => read_npz_member(path, member)?,
         _ => {
-            let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+            let bytes = read_input(path)?;
             npy_any(&bytes).map_err(|e| Error::io(path, e))?
         }
     };

@@ -819,3 +819,141 @@ fn tiny_orders_get_a_clear_message_or_a_short_table() {
     ]);
     assert!(out.contains("5e-324") && out.len() < 400, "{out}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// attack18: usage errors, negative values, endless inputs
+
+/// A usage error clap reports on several lines (message, blank line, usage, "For more
+/// information") is one `error:` line too; its tips are kept on that line.
+#[test]
+fn usage_errors_are_one_line() {
+    let (rho, sigma) = states();
+    for (args, needles) in [
+        (
+            vec!["compose", "--epsilon", "", "--k", "3"],
+            vec!["--epsilon", "empty string"],
+        ),
+        (
+            vec!["compose", "--epsilon", "0x10", "--k", "3"],
+            vec!["'0x10'", "invalid float"],
+        ),
+        (
+            vec!["compose", "--epsilon", "0.1", "--k", "1e3"],
+            vec!["'1e3'", "--k"],
+        ),
+        (
+            vec!["compose", "--epsilon", "0.1", "--k", "99999999999999999999"],
+            vec!["too large"],
+        ),
+        (
+            vec!["compose", "--epsilon", "0.1", "--k", "3", "--bogus"],
+            vec!["'--bogus'"],
+        ),
+        (
+            vec!["verify", "--shard", "0/99999999999999999999"],
+            vec!["too large"],
+        ),
+        (vec!["verify", "--shard", "3/2"], vec!["need 0 ≤ i < n"]),
+        (
+            vec![
+                "divergence",
+                "--kind",
+                "petz",
+                "--alpha",
+                "nan",
+                "--rho",
+                s(&rho),
+                "--sigma",
+                s(&sigma),
+            ],
+            vec!["NaN"],
+        ),
+        // `-inf` is not a number to clap's parser: the line says how to write it
+        (
+            vec!["compose", "--epsilon", "-inf", "--k", "3"],
+            vec!["'-i'", "--epsilon=-inf"],
+        ),
+    ] {
+        assert_error(&args, &needles);
+    }
+}
+
+/// Negative numbers are values: they reach the range checks, which say what is wrong (clap used
+/// to report "unexpected argument '-1' found" over several lines).
+#[test]
+fn negative_values_reach_the_range_checks() {
+    let (rho, sigma) = states();
+    assert_error(
+        &[
+            "divergence",
+            "--kind",
+            "sandwiched",
+            "--alpha",
+            "-0.5",
+            "--rho",
+            s(&rho),
+            "--sigma",
+            s(&sigma),
+        ],
+        &["order α = -0.5 is out of range"],
+    );
+    assert_error(
+        &[
+            "divergence",
+            "--kind",
+            "hockey-stick",
+            "--gamma",
+            "-1e400",
+            "--rho",
+            s(&rho),
+            "--sigma",
+            s(&sigma),
+        ],
+        &["invalid gamma = -inf"],
+    );
+    assert_error(
+        &["convert", "zcdp", "--zcdp-rho", "-1", "--delta", "1e-5"],
+        &["-1"],
+    );
+    assert_error(
+        &["compose", "--epsilon", "0.1", "--k", "-3"],
+        &["'-3'", "--k"],
+    );
+    assert_error(
+        &["verify", "--lemma", "kl-nonnegative", "--seed", "-1"],
+        &["'-1'", "--seed"],
+    );
+    // help and version still print and exit 0
+    let (code, out, _) = run(&["--version"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("qrenyi "), "{out}");
+    let (code, out, _) = run(&["compose", "--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("Usage:"), "{out}");
+}
+
+/// A device or a pipe is read up to `io::MAX_STREAM_INPUT` (1 GiB), never until memory runs out
+/// (`--rho /dev/zero`, or a `.json` link to it, used to be read without end).
+#[cfg(unix)]
+#[test]
+fn endless_inputs_are_bounded() {
+    let (_, sigma) = states();
+    let link = temp_path("endless.json");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+    for rho in [Path::new("/dev/zero"), link.as_path()] {
+        assert_error(
+            &[
+                "divergence",
+                "--kind",
+                "umegaki",
+                "--rho",
+                s(rho),
+                "--sigma",
+                s(&sigma),
+            ],
+            &["not a regular file and longer than 1073741824 bytes"],
+        );
+    }
+    assert_error(&["verify", "merge", s(&link)], &["not a regular file"]);
+}

@@ -98,7 +98,7 @@ def compose_zcdp(guarantees):
     >>> compose_zcdp([(0.0, 0.25), (0.0, 0.25)]).rho
     0.5
     """
-    return Result(_qrenyi.compose_zcdp_([tuple(g) for g in guarantees]))
+    return Result(_qrenyi.compose_zcdp_(guarantees))
 
 
 def compose_rdp(curves):
@@ -107,7 +107,7 @@ def compose_rdp(curves):
     >>> compose_rdp([[(2.0, 0.1), (4.0, 0.3)], [(2.0, 0.1), (4.0, 0.3)]])
     [(2.0, 0.2), (4.0, 0.6)]
     """
-    return _qrenyi.compose_rdp_([[tuple(p) for p in c] for c in curves])
+    return _qrenyi.compose_rdp_(curves)
 
 
 Mechanism = _qrenyi.Mechanism

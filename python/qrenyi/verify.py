@@ -56,8 +56,7 @@ def _shard(shard):
             return (int(i), int(n))
         except ValueError as e:
             raise _qrenyi.QrenyiError(f'cannot parse shard: "{shard}": {e}') from None
-    i, n = shard
-    return (int(i), int(n))
+    return shard  # the binding checks it: a pair (i, n) of integers
 
 
 def _lemmas(lemma):
@@ -88,8 +87,8 @@ def run(lemma=None, trials=None, seed=0, max_dim=None, shard=None, *, restarts=8
     out = _qrenyi.verify_run(
         _lemmas(lemma),
         trials,
-        int(seed),
-        4 if max_dim is None else int(max_dim),
+        seed,
+        4 if max_dim is None else max_dim,
         _shard(shard),
         restarts,
         threads,

@@ -6,7 +6,7 @@ use crate::divergence::PyState;
 use crate::parse_error;
 use ndarray::{Array2, Array3, Ix2, Ix3};
 use num_complex::Complex64;
-use numpy::{PyArrayDyn, PyArrayMethods};
+use numpy::{PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyFloat, PyInt};
@@ -21,6 +21,16 @@ pub enum Operand {
     Stack(Array3<Complex64>),
     /// A `qrenyi.State` (validated; its decomposition cache is reused).
     State(DensityMatrix),
+}
+
+impl Operand {
+    /// The number of matrices in a stack (1 for a single matrix or state).
+    pub fn stack_len(&self) -> usize {
+        match self {
+            Operand::Stack(v) => v.shape()[0],
+            _ => 1,
+        }
+    }
 }
 
 fn numpy_attr<'py>(
@@ -70,6 +80,9 @@ fn complex_array<'py>(what: &str, obj: &Bound<'py, PyAny>) -> PyResult<Array2OrS
     let is_ndarray = obj.cast::<numpy::PyUntypedArray>().is_ok();
     let obj = if !is_ndarray && obj.hasattr("full")? {
         obj.call_method0("full").map_err(|e| {
+            if is_interrupt(obj.py(), &e) {
+                return e;
+            }
             parse_error(what, format!("{what}.full() failed: {}", e.value(obj.py())))
         })?
     } else {
@@ -97,6 +110,12 @@ fn split<T>(
     a: ndarray::ArrayViewD<'_, T>,
     to_c: impl Fn(&T) -> Complex64,
 ) -> PyResult<Array2OrStack> {
+    check_alloc(
+        what,
+        a.shape(),
+        std::mem::size_of::<Complex64>(),
+        "complex128",
+    )?;
     match a.ndim() {
         2 => Ok(Array2OrStack::One(
             a.into_dimensionality::<Ix2>()
@@ -162,6 +181,7 @@ pub fn real_matrix(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<Array2<f64>> 
         .try_readonly()
         .map_err(|e| parse_error(what, e.to_string()))?;
     let v = ro.as_array();
+    check_alloc(what, v.shape(), std::mem::size_of::<f64>(), "float64")?;
     match v.ndim() {
         1 => Ok(v
             .to_owned()
@@ -210,8 +230,30 @@ pub fn params(what: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Params> {
     if obj.is_none() {
         return Ok(Params::Absent);
     }
-    if obj.is_instance_of::<PyFloat>() || obj.is_instance_of::<PyInt>() {
-        return Ok(Params::Scalar(obj.extract::<f64>()?));
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        return Ok(Params::Scalar(f.value()));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        // `bool` too: refused by `real`, like every other non-number
+        return real(obj).map(Params::Scalar).map_err(|_| {
+            parse_error(
+                what,
+                format!(
+                    "expected a number or a sequence of numbers, got {}",
+                    describe(obj)
+                ),
+            )
+        });
+    }
+    if let Some((kind, _)) = numpy_kind(obj) {
+        // numpy would cast bool and complex arrays to float64 (dropping imaginary parts with only a
+        // warning); refuse them as `real` refuses such scalars
+        if !matches!(kind, 'f' | 'i' | 'u' | 'O') {
+            return Err(parse_error(
+                what,
+                format!("expected real numbers, got {}", describe(obj)),
+            ));
+        }
     }
     if obj.is_instance_of::<pyo3::types::PyString>() {
         return Err(parse_error(
@@ -229,6 +271,7 @@ pub fn params(what: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Params> {
         .try_readonly()
         .map_err(|e| parse_error(what, e.to_string()))?;
     let v = ro.as_array();
+    check_alloc(what, v.shape(), std::mem::size_of::<f64>(), "float64")?;
     match v.ndim() {
         0 => Ok(Params::Scalar(v.iter().next().copied().unwrap_or(f64::NAN))),
         1 => {
@@ -275,4 +318,251 @@ pub fn dict_or_none<K: AsRef<str>>(
 /// Any convertible value as a Python object (a value of a result dict).
 pub fn obj<'py, T: IntoPyObject<'py>>(py: Python<'py>, x: T) -> PyResult<Py<PyAny>> {
     x.into_py_any(py)
+}
+
+/// What an argument is, for a message: its `repr` (cut to 60 characters) and its type's name.
+fn describe(obj: &Bound<'_, PyAny>) -> String {
+    let repr = obj
+        .repr()
+        .map(|r| r.to_string())
+        .unwrap_or_else(|_| "<unprintable>".into());
+    let repr = if repr.chars().count() > 60 {
+        format!("{}…", repr.chars().take(60).collect::<String>())
+    } else {
+        repr
+    };
+    let ty = obj
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".into());
+    format!("{repr} (of type {ty})")
+}
+
+/// The numpy dtype kind (`'f'`, `'i'`, `'u'`, `'b'`, `'c'`, …) and number of dimensions of a
+/// numpy scalar or array; `None` for other objects.
+fn numpy_kind(obj: &Bound<'_, PyAny>) -> Option<(char, usize)> {
+    if let Ok(a) = obj.cast::<numpy::PyUntypedArray>() {
+        return Some((a.dtype().kind() as char, a.ndim()));
+    }
+    static GENERIC: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let generic = numpy_attr(obj.py(), &GENERIC, "generic").ok()?;
+    if !obj.is_instance(&generic).ok()? {
+        return None;
+    }
+    let kind = obj.getattr("dtype").ok()?.getattr("kind").ok()?;
+    kind.extract::<String>()
+        .ok()?
+        .chars()
+        .next()
+        .map(|k| (k, 0))
+}
+
+/// A numeric argument's type error: `QrenyiError` ("cannot parse argument: expected …, got …");
+/// Python's own note on the exception names the argument ("while processing 'alpha'").
+fn argument_error(expected: &str, obj: &Bound<'_, PyAny>) -> PyErr {
+    parse_error(
+        "argument",
+        format!("expected {expected}, got {}", describe(obj)),
+    )
+}
+
+/// A real-number argument (`#[pyo3(from_py_with = convert::real)]`): a Python `float` or `int`
+/// (not `bool`), a real numpy scalar or 0-d array (float, int or unsigned dtype), or any other
+/// object with `__float__` (`Fraction`, `Decimal`). `None`, strings, `bool`s, complex numbers
+/// (whose imaginary part `float()` would drop with only a warning) and arrays with dimensions are a
+/// `QrenyiError`, never a `TypeError`; NaN and ±∞ pass through to the callee's range check, which
+/// names the parameter. Python's note on the exception names the argument ("while processing
+/// 'alpha'").
+pub fn real(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
+    const EXPECTED: &str = "a real number";
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        return Ok(f.value());
+    }
+    if obj.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(argument_error(EXPECTED, obj));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return obj.extract::<f64>().map_err(|e| {
+            argument_error(
+                &format!("a real number within ±1.8e308 ({})", e.value(obj.py())),
+                obj,
+            )
+        });
+    }
+    match numpy_kind(obj) {
+        Some(('f' | 'i' | 'u', 0)) => {}
+        Some(_) => return Err(argument_error(EXPECTED, obj)),
+        None if obj.is_none()
+            || obj.is_instance_of::<pyo3::types::PyString>()
+            || obj.is_instance_of::<pyo3::types::PyBytes>()
+            || obj.is_instance_of::<pyo3::types::PyComplex>() =>
+        {
+            return Err(argument_error(EXPECTED, obj))
+        }
+        None => {}
+    }
+    obj.extract::<f64>()
+        .map_err(|_| argument_error(EXPECTED, obj))
+}
+
+/// An optional real-number argument: `None`, or a number by the rules of [`real`].
+pub fn opt_real(obj: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
+    if obj.is_none() {
+        Ok(None)
+    } else {
+        real(obj).map(Some)
+    }
+}
+
+/// The bounds of an integer argument type, for messages.
+pub trait Bounded {
+    /// The smallest value.
+    const MIN: i128;
+    /// The largest value.
+    const MAX: i128;
+}
+
+macro_rules! bounded {
+    ($($t:ty),*) => {$(
+        impl Bounded for $t {
+            const MIN: i128 = <$t>::MIN as i128;
+            const MAX: i128 = <$t>::MAX as i128;
+        }
+    )*};
+}
+bounded!(u8, u16, u32, u64, usize, i32, i64);
+
+/// An integer argument of type `T` (`u64`, `usize`, …): a Python `int` (not `bool`) or a numpy
+/// integer scalar / 0-d array whose value `T` holds. Floats (even integral ones: `seed=2.5` must
+/// not become 2), `None`, strings, and integers out of `T`'s range — negative, or beyond `u64` —
+/// are a `QrenyiError` saying the value and the range, never a `TypeError` or `OverflowError`.
+pub fn integer<T: TryFrom<i128> + Bounded>(obj: &Bound<'_, PyAny>) -> PyResult<T> {
+    let expected = || format!("an integer in {}..={}", T::MIN, T::MAX);
+    let ok = if obj.is_instance_of::<pyo3::types::PyBool>() {
+        false
+    } else if obj.is_instance_of::<PyInt>() {
+        true
+    } else {
+        matches!(numpy_kind(obj), Some(('i' | 'u', 0)))
+    };
+    if !ok {
+        return Err(argument_error(&expected(), obj));
+    }
+    obj.extract::<i128>()
+        .ok()
+        .and_then(|v| T::try_from(v).ok())
+        .ok_or_else(|| argument_error(&expected(), obj))
+}
+
+/// A `usize` argument (`#[pyo3(from_py_with = convert::count)]`, the rules of [`integer`]).
+pub fn count(obj: &Bound<'_, PyAny>) -> PyResult<usize> {
+    integer(obj)
+}
+
+/// An optional `usize` argument: `None` or [`count`].
+pub fn opt_count(obj: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
+    if obj.is_none() {
+        Ok(None)
+    } else {
+        integer(obj).map(Some)
+    }
+}
+
+/// Whether `e` is a `KeyboardInterrupt`, `SystemExit` or other `BaseException` that is not an
+/// `Exception`: raised in a user's callback, it is passed on as itself (never turned into a
+/// `QrenyiError`, which an `except ValueError` would swallow).
+pub fn is_interrupt(py: Python<'_>, e: &PyErr) -> bool {
+    !e.is_instance_of::<pyo3::exceptions::PyException>(py)
+}
+
+/// The items of a sequence argument (a list or tuple; a string, a number or `None` is a
+/// `QrenyiError` saying what was `expected`).
+pub fn sequence<'py>(
+    what: &str,
+    expected: &str,
+    obj: &Bound<'py, PyAny>,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let seq = obj.cast::<pyo3::types::PySequence>().ok().filter(|_| {
+        !obj.is_instance_of::<pyo3::types::PyString>()
+            && !obj.is_instance_of::<pyo3::types::PyBytes>()
+    });
+    let bad = || parse_error(what, format!("expected {expected}, got {}", describe(obj)));
+    let seq = seq.ok_or_else(bad)?;
+    let n = seq.len().map_err(|_| bad())?;
+    (0..n).map(|i| seq.get_item(i).map_err(|_| bad())).collect()
+}
+
+/// A list of number pairs, e.g. `[(xi, rho), …]` (`pair` names the two, for messages).
+pub fn pairs(what: &str, pair: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<(f64, f64)>> {
+    sequence(what, &format!("a list of pairs {pair}"), obj)?
+        .iter()
+        .enumerate()
+        .map(|(k, item)| {
+            let two = sequence(what, &format!("a list of pairs {pair}"), item)?;
+            if two.len() != 2 {
+                return Err(parse_error(
+                    what,
+                    format!("item {k}: expected a pair {pair}, got {}", describe(item)),
+                ));
+            }
+            let num = |x: &Bound<'_, PyAny>| {
+                real(x).map_err(|e| parse_error(what, format!("item {k}: {}", e.value(x.py()))))
+            };
+            Ok((num(&two[0])?, num(&two[1])?))
+        })
+        .collect()
+}
+
+/// The shard argument `(i, n)` of `verify.run`: a pair of integers (the range `0 ≤ i < n` is the
+/// engine's check).
+pub fn shard(obj: &Bound<'_, PyAny>) -> PyResult<(usize, usize)> {
+    let two = sequence("shard", "a pair (i, n) of integers", obj)?;
+    if two.len() != 2 {
+        return Err(parse_error(
+            "shard",
+            format!("expected a pair (i, n) of integers, got {}", describe(obj)),
+        ));
+    }
+    Ok((integer(&two[0])?, integer(&two[1])?))
+}
+
+/// A `u64` argument (seeds; the rules of [`integer`]).
+pub fn seed(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
+    integer(obj)
+}
+
+/// Refuse, as a `QrenyiError` naming `what` and the size, a copy of `count` values of `bytes`
+/// bytes each (an array of `shape`, as `dtype`) that this machine cannot allocate — e.g. a
+/// `numpy.broadcast_to` view declaring 10¹⁰ entries over one — instead of aborting the
+/// interpreter on a failed allocation. Copies under 64 MiB are not probed (nothing to fear, and
+/// nothing to pay); larger ones are reserved and released once (no page is touched), so the check
+/// costs a system call beside a copy of at least 64 MiB.
+pub fn check_alloc(what: &str, shape: &[usize], bytes: usize, dtype: &str) -> PyResult<()> {
+    const PROBE_FROM: usize = 64 << 20;
+    let total = shape.iter().try_fold(bytes, |acc, &n| acc.checked_mul(n));
+    let fail = |why: String| {
+        parse_error(
+            what,
+            format!(
+                "an array of shape {} needs {} as {dtype}: {why} (a numpy.broadcast_to view \
+                 declares more entries than it holds)",
+                shape_str(shape),
+                match total {
+                    Some(t) => format!("{:.3e} bytes", t as f64),
+                    None => "more than 2⁶⁴ bytes".into(),
+                },
+            ),
+        )
+    };
+    match total {
+        None => Err(fail("more than this machine can address".into())),
+        Some(t) if t < PROBE_FROM => Ok(()),
+        Some(t) => {
+            let mut probe: Vec<u8> = Vec::new();
+            probe
+                .try_reserve_exact(t)
+                .map_err(|_| fail("more than this machine can allocate".into()))
+        }
+    }
 }

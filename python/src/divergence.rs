@@ -470,6 +470,8 @@ fn divergence<'py>(
     let seq = matches!(params, Params::Seq(_));
     let rho = convert::operand("rho", rho)?;
     let sigma = convert::operand("sigma", sigma)?;
+    let pairs = rho.stack_len().max(sigma.stack_len());
+    convert::check_alloc("result", &[pairs, ps.len()], 8, "float64")?;
     let release = rho.releases_gil() || sigma.releases_gil() || ps.len() > GIL_HELD_UP_TO;
     // one pair of mid size (GIL_HELD_UP_TO < d < PARALLEL_BELOW): BLAS and faer on one thread
     // (the batch's thread policy for these sizes: a second BLAS thread gains nothing here, and its
@@ -780,7 +782,13 @@ impl PyPair {
 
     /// `D_α(ρ‖σ)` of `family` ("petz", "sandwiched", "maximal").
     #[pyo3(signature = (family, alpha, *, base="e"))]
-    fn renyi(&self, py: Python<'_>, family: &str, alpha: f64, base: &str) -> PyResult<f64> {
+    fn renyi(
+        &self,
+        py: Python<'_>,
+        family: &str,
+        #[pyo3(from_py_with = crate::convert::real)] alpha: f64,
+        base: &str,
+    ) -> PyResult<f64> {
         let f = self::family(family).map_err(to_py)?;
         let base = base_of(base).map_err(to_py)?;
         self.with(py, 1, |p| Ok(base.scale(p.renyi(f, alpha)?)))
@@ -827,7 +835,11 @@ impl PyPair {
         self.with(py, 1, |p| Ok(base.scale(p.belavkin_staszewski()?)))
     }
     /// `E_γ(ρ‖σ) = Tr(ρ − γσ)_+`.
-    fn hockey_stick(&self, py: Python<'_>, gamma: f64) -> PyResult<f64> {
+    fn hockey_stick(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::convert::real)] gamma: f64,
+    ) -> PyResult<f64> {
         self.with(py, 1, |p| p.hockey_stick(gamma))
     }
     /// Trace distance ½‖ρ − σ‖₁.

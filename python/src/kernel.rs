@@ -63,8 +63,8 @@ fn kernel_divergence<'py>(
     py: Python<'py>,
     x: &Bound<'py, PyAny>,
     y: &Bound<'py, PyAny>,
-    alpha: f64,
-    lam: f64,
+    #[pyo3(from_py_with = crate::convert::real)] alpha: f64,
+    #[pyo3(from_py_with = crate::convert::real)] lam: f64,
     bandwidth: Option<Bound<'py, PyAny>>,
     kernel: &str,
     base: &str,
@@ -105,20 +105,20 @@ fn kernel_audit<'py>(
     py: Python<'py>,
     x: &Bound<'py, PyAny>,
     y: &Bound<'py, PyAny>,
-    alpha: f64,
+    #[pyo3(from_py_with = crate::convert::real)] alpha: f64,
     lam: &Bound<'py, PyAny>,
-    epsilon: Option<f64>,
-    delta: Option<f64>,
-    rdp_tau: Option<f64>,
-    tau: Option<f64>,
+    #[pyo3(from_py_with = crate::convert::opt_real)] epsilon: Option<f64>,
+    #[pyo3(from_py_with = crate::convert::opt_real)] delta: Option<f64>,
+    #[pyo3(from_py_with = crate::convert::opt_real)] rdp_tau: Option<f64>,
+    #[pyo3(from_py_with = crate::convert::opt_real)] tau: Option<f64>,
     bandwidth: Option<Bound<'py, PyAny>>,
     pilot: Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)>,
     kernel: &str,
-    level: f64,
+    #[pyo3(from_py_with = crate::convert::real)] level: f64,
     method: &str,
-    replicates: usize,
-    fraction: f64,
-    seed: u64,
+    #[pyo3(from_py_with = crate::convert::count)] replicates: usize,
+    #[pyo3(from_py_with = crate::convert::real)] fraction: f64,
+    #[pyo3(from_py_with = crate::convert::seed)] seed: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let hyp = match (epsilon, delta, rdp_tau, tau) {
         (Some(epsilon), Some(delta), None, None) => Hypothesis::Dp { epsilon, delta },
@@ -244,7 +244,10 @@ fn kernel_audit<'py>(
 
 /// The (ε,δ)-DP regularisation λ used by `lam="auto"`.
 #[pyfunction]
-fn dp_lambda(epsilon: f64, delta: f64) -> PyResult<f64> {
+fn dp_lambda(
+    #[pyo3(from_py_with = crate::convert::real)] epsilon: f64,
+    #[pyo3(from_py_with = crate::convert::real)] delta: f64,
+) -> PyResult<f64> {
     guard(|| dp_regularization(epsilon, delta))
 }
 
@@ -275,12 +278,12 @@ fn unit_key(name: &str, base: qrenyi::Base) -> String {
 #[allow(clippy::too_many_arguments)]
 fn gaussian_experiment<'py>(
     py: Python<'py>,
-    dim: usize,
+    #[pyo3(from_py_with = crate::convert::count)] dim: usize,
     n: Option<Bound<'py, PyAny>>,
-    runs: usize,
+    #[pyo3(from_py_with = crate::convert::count)] runs: usize,
     alpha: Option<Bound<'py, PyAny>>,
     lambdas: Option<Bound<'py, PyAny>>,
-    seed: u64,
+    #[pyo3(from_py_with = crate::convert::seed)] seed: u64,
     out: Option<std::path::PathBuf>,
     base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {

@@ -69,10 +69,10 @@ fn with_base<'py>(py: Python<'py>, base: Base, mut items: Pairs) -> PyResult<Bou
 #[pyo3(signature = (rho, xi=0.0, *, epsilon=None, delta=None, base="e"))]
 fn zcdp_to_dp<'py>(
     py: Python<'py>,
-    rho: f64,
-    xi: f64,
-    epsilon: Option<f64>,
-    delta: Option<f64>,
+    #[pyo3(from_py_with = crate::convert::real)] rho: f64,
+    #[pyo3(from_py_with = crate::convert::real)] xi: f64,
+    #[pyo3(from_py_with = crate::convert::opt_real)] epsilon: Option<f64>,
+    #[pyo3(from_py_with = crate::convert::opt_real)] delta: Option<f64>,
     base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (b, w) = want(epsilon, delta, base)?;
@@ -97,10 +97,10 @@ fn zcdp_to_dp<'py>(
 #[pyo3(signature = (alpha, tau, *, epsilon=None, delta=None, base="e"))]
 fn rdp_to_dp<'py>(
     py: Python<'py>,
-    alpha: f64,
-    tau: f64,
-    epsilon: Option<f64>,
-    delta: Option<f64>,
+    #[pyo3(from_py_with = crate::convert::real)] alpha: f64,
+    #[pyo3(from_py_with = crate::convert::real)] tau: f64,
+    #[pyo3(from_py_with = crate::convert::opt_real)] epsilon: Option<f64>,
+    #[pyo3(from_py_with = crate::convert::opt_real)] delta: Option<f64>,
     base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (b, w) = want(epsilon, delta, base)?;
@@ -127,7 +127,10 @@ fn rdp_to_dp<'py>(
 
 /// Pure ε-DP → (0, ε²/2)-zCDP.
 #[pyfunction]
-fn pure_to_zcdp_<'py>(py: Python<'py>, epsilon: f64) -> PyResult<Bound<'py, PyDict>> {
+fn pure_to_zcdp_<'py>(
+    py: Python<'py>,
+    #[pyo3(from_py_with = crate::convert::real)] epsilon: f64,
+) -> PyResult<Bound<'py, PyDict>> {
     let z = guard(|| Ok(pure_to_zcdp(PureDp::new(epsilon)?)))?;
     dict(py, vec![("xi", f(py, z.xi())), ("rho", f(py, z.rho()))])
 }
@@ -137,10 +140,10 @@ fn pure_to_zcdp_<'py>(py: Python<'py>, epsilon: f64) -> PyResult<Bound<'py, PyDi
 #[pyo3(signature = (epsilon, k, delta=0.0, delta_total=None, *, base="e"))]
 fn compose<'py>(
     py: Python<'py>,
-    epsilon: f64,
-    k: usize,
-    delta: f64,
-    delta_total: Option<f64>,
+    #[pyo3(from_py_with = crate::convert::real)] epsilon: f64,
+    #[pyo3(from_py_with = crate::convert::count)] k: usize,
+    #[pyo3(from_py_with = crate::convert::real)] delta: f64,
+    #[pyo3(from_py_with = crate::convert::opt_real)] delta_total: Option<f64>,
     base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let b = base_of(base)?;
@@ -182,8 +185,9 @@ fn compose<'py>(
 #[pyfunction]
 fn compose_zcdp_<'py>(
     py: Python<'py>,
-    guarantees: Vec<(f64, f64)>,
+    guarantees: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let guarantees = crate::convert::pairs("guarantees", "(xi, rho)", guarantees)?;
     let z = guard(|| {
         let zs = guarantees
             .iter()
@@ -196,7 +200,11 @@ fn compose_zcdp_<'py>(
 
 /// Compose RDP curves given as lists of (α, τ) at the same orders: pointwise sums.
 #[pyfunction]
-fn compose_rdp_(curves: Vec<Vec<(f64, f64)>>) -> PyResult<Vec<(f64, f64)>> {
+fn compose_rdp_(curves: &Bound<'_, PyAny>) -> PyResult<Vec<(f64, f64)>> {
+    let curves = crate::convert::sequence("curves", "a list of RDP curves", curves)?
+        .iter()
+        .map(|c| crate::convert::pairs("curves", "(alpha, tau)", c))
+        .collect::<PyResult<Vec<_>>>()?;
     guard(|| {
         let cs = curves
             .iter()
@@ -254,15 +262,15 @@ impl PyMechanism {
         }
     }
     /// `sup D_α(M(x)‖M(x'))` at order α ∈ [1, ∞], rounded up.
-    fn rdp(&self, alpha: f64) -> PyResult<f64> {
+    fn rdp(&self, #[pyo3(from_py_with = crate::convert::real)] alpha: f64) -> PyResult<f64> {
         guard(|| self.inner.as_dyn().rdp(alpha))
     }
     /// The exact privacy profile δ(ε), rounded up.
-    fn delta(&self, epsilon: f64) -> PyResult<f64> {
+    fn delta(&self, #[pyo3(from_py_with = crate::convert::real)] epsilon: f64) -> PyResult<f64> {
         guard(|| self.inner.as_dyn().delta(epsilon))
     }
     /// The smallest ε with δ(ε) ≤ delta (bisection on the profile).
-    fn epsilon(&self, delta: f64) -> PyResult<f64> {
+    fn epsilon(&self, #[pyo3(from_py_with = crate::convert::real)] delta: f64) -> PyResult<f64> {
         guard(|| self.inner.as_dyn().epsilon(delta))
     }
     /// The parameters (and, for the Gaussian, its zCDP ρ; for Laplace, its pure ε).
@@ -317,14 +325,21 @@ impl PyMechanism {
 /// The Gaussian mechanism with noise σ and ℓ2 sensitivity Δ.
 #[pyfunction]
 #[pyo3(signature = (sigma, sensitivity=1.0))]
-fn gaussian(sigma: f64, sensitivity: f64) -> PyResult<PyMechanism> {
+fn gaussian(
+    #[pyo3(from_py_with = crate::convert::real)] sigma: f64,
+    #[pyo3(from_py_with = crate::convert::real)] sensitivity: f64,
+) -> PyResult<PyMechanism> {
     PyMechanism::build(|| Gaussian::new(sigma, sensitivity), Mech::Gaussian)
 }
 
 /// The smallest-σ Gaussian mechanism that is (ε, δ)-DP (exact profile, rounded up).
 #[pyfunction]
 #[pyo3(signature = (epsilon, delta, sensitivity=1.0))]
-fn calibrate_gaussian(epsilon: f64, delta: f64, sensitivity: f64) -> PyResult<PyMechanism> {
+fn calibrate_gaussian(
+    #[pyo3(from_py_with = crate::convert::real)] epsilon: f64,
+    #[pyo3(from_py_with = crate::convert::real)] delta: f64,
+    #[pyo3(from_py_with = crate::convert::real)] sensitivity: f64,
+) -> PyResult<PyMechanism> {
     PyMechanism::build(
         || Gaussian::calibrate(epsilon, delta, sensitivity),
         Mech::Gaussian,
@@ -334,14 +349,20 @@ fn calibrate_gaussian(epsilon: f64, delta: f64, sensitivity: f64) -> PyResult<Py
 /// The Laplace mechanism with scale b and ℓ1 sensitivity Δ.
 #[pyfunction]
 #[pyo3(signature = (scale, sensitivity=1.0))]
-fn laplace(scale: f64, sensitivity: f64) -> PyResult<PyMechanism> {
+fn laplace(
+    #[pyo3(from_py_with = crate::convert::real)] scale: f64,
+    #[pyo3(from_py_with = crate::convert::real)] sensitivity: f64,
+) -> PyResult<PyMechanism> {
     PyMechanism::build(|| Laplace::new(scale, sensitivity), Mech::Laplace)
 }
 
 /// Binary randomized response, from ε or from the probability p ∈ [½, 1) of answering truthfully.
 #[pyfunction]
 #[pyo3(signature = (epsilon=None, *, p=None))]
-fn randomized_response(epsilon: Option<f64>, p: Option<f64>) -> PyResult<PyMechanism> {
+fn randomized_response(
+    #[pyo3(from_py_with = crate::convert::opt_real)] epsilon: Option<f64>,
+    #[pyo3(from_py_with = crate::convert::opt_real)] p: Option<f64>,
+) -> PyResult<PyMechanism> {
     let rr = Mech::RandomizedResponse;
     match (epsilon, p) {
         (Some(e), None) => PyMechanism::build(|| RandomizedResponse::new(e), rr),
@@ -414,11 +435,11 @@ fn qzcdp_check<'py>(
     py: Python<'py>,
     rho: &Bound<'py, PyAny>,
     sigma: &Bound<'py, PyAny>,
-    zcdp_rho: f64,
-    xi: f64,
+    #[pyo3(from_py_with = crate::convert::real)] zcdp_rho: f64,
+    #[pyo3(from_py_with = crate::convert::real)] xi: f64,
     family: &str,
     symmetric: bool,
-    slack: f64,
+    #[pyo3(from_py_with = crate::convert::real)] slack: f64,
     base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (family, b, nb, opts) = qzcdp_setup(py, (rho, sigma), family, symmetric, slack, base)?;
@@ -452,11 +473,11 @@ fn qzcdp_fit<'py>(
     py: Python<'py>,
     rho: &Bound<'py, PyAny>,
     sigma: &Bound<'py, PyAny>,
-    xi: f64,
+    #[pyo3(from_py_with = crate::convert::real)] xi: f64,
     family: &str,
     symmetric: bool,
-    slack: f64,
-    tolerance: f64,
+    #[pyo3(from_py_with = crate::convert::real)] slack: f64,
+    #[pyo3(from_py_with = crate::convert::real)] tolerance: f64,
     base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (family, b, nb, mut opts) = qzcdp_setup(py, (rho, sigma), family, symmetric, slack, base)?;
@@ -485,8 +506,8 @@ fn quantum_dp<'py>(
     py: Python<'py>,
     rho: &Bound<'py, PyAny>,
     sigma: &Bound<'py, PyAny>,
-    epsilon: Option<f64>,
-    delta: Option<f64>,
+    #[pyo3(from_py_with = crate::convert::opt_real)] epsilon: Option<f64>,
+    #[pyo3(from_py_with = crate::convert::opt_real)] delta: Option<f64>,
     base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (b, w) = want(epsilon, delta, base)?;

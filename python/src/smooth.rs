@@ -118,7 +118,7 @@ fn smooth_hypothesis_testing<'py>(
     py: Python<'py>,
     rho: &Bound<'py, PyAny>,
     sigma: &Bound<'py, PyAny>,
-    epsilon: f64,
+    #[pyo3(from_py_with = crate::convert::real)] epsilon: f64,
     base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     quantum(py, rho, sigma, epsilon, None, base)
@@ -131,7 +131,7 @@ fn smooth_dmax<'py>(
     py: Python<'py>,
     rho: &Bound<'py, PyAny>,
     sigma: &Bound<'py, PyAny>,
-    epsilon: f64,
+    #[pyo3(from_py_with = crate::convert::real)] epsilon: f64,
     ball: &str,
     base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -159,7 +159,7 @@ fn smooth_renyi<'py>(
     py: Python<'py>,
     p: &Bound<'py, PyAny>,
     q: &Bound<'py, PyAny>,
-    delta: f64,
+    #[pyo3(from_py_with = crate::convert::real)] delta: f64,
     alpha: &Bound<'py, PyAny>,
     base: &str,
 ) -> PyResult<Py<PyAny>> {

@@ -70,7 +70,7 @@ impl PyStatement {
         expected: &str,
         summary: &str,
         source: &str,
-        trials: usize,
+        #[pyo3(from_py_with = crate::convert::count)] trials: usize,
     ) -> PyResult<Self> {
         let expected = match expected {
             "theorem" => Expected::Theorem,
@@ -286,12 +286,12 @@ enum Target {
 fn verify_run(
     py: Python<'_>,
     lemmas: Vec<Bound<'_, PyAny>>,
-    trials: Option<usize>,
-    seed: u64,
-    max_dim: usize,
-    shard: (usize, usize),
-    restarts: usize,
-    threads: Option<usize>,
+    #[pyo3(from_py_with = crate::convert::opt_count)] trials: Option<usize>,
+    #[pyo3(from_py_with = crate::convert::seed)] seed: u64,
+    #[pyo3(from_py_with = crate::convert::count)] max_dim: usize,
+    #[pyo3(from_py_with = crate::convert::shard)] shard: (usize, usize),
+    #[pyo3(from_py_with = crate::convert::count)] restarts: usize,
+    #[pyo3(from_py_with = crate::convert::opt_count)] threads: Option<usize>,
     save_dir: Option<PathBuf>,
 ) -> PyResult<String> {
     let targets: Vec<Target> = if lemmas.is_empty() {
@@ -362,6 +362,11 @@ fn verify_run(
                 let b = Borrowed(s);
                 let r = py.detach(|| guard(|| pool.install(|| verify::run(&b, &cfg, &|_| {}))));
                 if let Some(e) = s.failure.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                    if crate::convert::is_interrupt(py, &e) {
+                        // Ctrl-C (KeyboardInterrupt) or SystemExit in a callback stops the run as
+                        // itself, not as a QrenyiError a caller's `except ValueError` would swallow
+                        return Err(e);
+                    }
                     let msg = format!("statement {:?} raised: {}", s.name, e.value(py));
                     let err = QrenyiError::new_err(msg);
                     err.set_cause(py, Some(e));
@@ -446,7 +451,11 @@ fn verify_merge(reports: &str) -> PyResult<String> {
 
 /// `verify::trial_seed`: the seed of trial `t` of `statement` in a run seeded `seed`.
 #[pyfunction]
-fn trial_seed(seed: u64, statement: &str, t: u64) -> u64 {
+fn trial_seed(
+    #[pyo3(from_py_with = crate::convert::seed)] seed: u64,
+    statement: &str,
+    #[pyo3(from_py_with = crate::convert::seed)] t: u64,
+) -> u64 {
     verify::trial_seed(seed, statement, t)
 }
 

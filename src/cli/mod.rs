@@ -78,9 +78,67 @@ enum Command {
     Smooth(smooth::Args),
 }
 
+/// The command line as [`Cli`]. Negative numbers are values in every subcommand (`--alpha -0.5`,
+/// `--seed -1`, `--k -3` reach the range checks, which say what is wrong, instead of clap's
+/// "unexpected argument '-1'"). A usage error is printed as the one `error:` line every other
+/// error is (clap's own report adds a blank line, a usage block and "For more information" —
+/// its tips are kept, joined into that line), exit 2; `--help` and `--version` print as clap
+/// prints them, exit 0.
+fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> std::result::Result<Cli, i32> {
+    use clap::{CommandFactory, FromArgMatches};
+    fn negatives(c: clap::Command) -> clap::Command {
+        c.allow_negative_numbers(true).mut_subcommands(negatives)
+    }
+    let parsed = negatives(Cli::command())
+        .try_get_matches_from(args)
+        .and_then(|m| Cli::from_arg_matches(&m));
+    parsed.map_err(|e| {
+        use clap::error::ErrorKind;
+        match e.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                let _ = e.print();
+                return 0;
+            }
+            ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                let _ = e.print();
+                return 2;
+            }
+            _ => {}
+        }
+        eprintln!("{}", one_line_usage_error(&e.render().to_string()));
+        2
+    })
+}
+
+/// clap's multi-line usage error as one `error: …` line: the first line, then its `tip:` lines in
+/// parentheses (the usage block and "For more information" are dropped).
+fn one_line_usage_error(rendered: &str) -> String {
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("error: invalid command line");
+    let first = if first.starts_with("error:") {
+        first.to_string()
+    } else {
+        format!("error: {first}")
+    };
+    let mut tips: Vec<&str> = lines
+        .filter_map(|l| l.strip_prefix("tip:").map(str::trim))
+        .collect();
+    if first.contains("unexpected argument '-") && !first.contains("unexpected argument '--") {
+        tips.push("a value such as -inf is written with '=': --epsilon=-inf");
+    }
+    if tips.is_empty() {
+        first
+    } else {
+        format!("{first} ({})", tips.join("; "))
+    }
+}
+
 /// Parse the command line, run, and return the exit code.
 pub fn run() -> i32 {
-    let cli = Cli::parse();
+    let cli = match parse_args(std::env::args_os()) {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
     QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
     let result = match &cli.command {
         Command::Divergence(a) => divergence::run(a),

@@ -384,10 +384,7 @@ fn replay(path: &std::path::Path, as_json: bool) -> Result<i32> {
 fn merge(m: &MergeArgs) -> Result<i32> {
     let mut all = Vec::new();
     for f in &m.files {
-        let text = std::fs::read_to_string(f).map_err(|e| Error::Io {
-            path: f.display().to_string(),
-            reason: e.to_string(),
-        })?;
+        let text = qrenyi::io::read_input_string(f)?;
         all.extend(verify::parse_reports(&text, &f.display().to_string())?);
     }
     let merged = verify::merge(all)?;

@@ -400,6 +400,7 @@ fn run_pinned(
     let keep = cfg.restarts.max(1);
     let mut ranked: Vec<(Margin, u64)> = Vec::with_capacity(2 * keep + CHUNK);
     let (mut errors, mut infinite, mut violations) = (0usize, 0usize, 0usize);
+    let mut first_error: Option<Error> = None;
     let mut trials = cfg.shard_trials(cfg.trials_for(s)).peekable();
     while trials.peek().is_some() {
         let chunk: Vec<u64> = trials.by_ref().take(CHUNK).collect();
@@ -407,14 +408,14 @@ fn run_pinned(
         // callback's counter is one cache line shared by every worker; cheap margins take
         // ~2 µs); statements with few, expensive trials keep one trial per task
         let group = (chunk.len() / 1024).clamp(1, 32);
-        let sampled: Vec<Vec<(u64, Option<Margin>)>> = chunk
+        let sampled: Vec<Vec<(u64, Result<Margin>)>> = chunk
             .par_chunks(group)
             .map(|ts| {
-                let out: Vec<(u64, Option<Margin>)> = ts
+                let out: Vec<(u64, Result<Margin>)> = ts
                     .iter()
                     .map(|&t| {
                         let m = sample_trial(s, cfg, t).and_then(|inst| eval(s, &inst, PRIMARY));
-                        (t, m.ok())
+                        (t, m)
                     })
                     .collect();
                 progress(ts.len() as u64);
@@ -423,9 +424,12 @@ fn run_pinned(
             .collect();
         for (t, m) in sampled.into_iter().flatten() {
             match m {
-                None => errors += 1,
-                Some(m) if m.value == f64::NEG_INFINITY => infinite += 1,
-                Some(m) => {
+                Err(e) => {
+                    errors += 1;
+                    first_error.get_or_insert(e);
+                }
+                Ok(m) if m.value == f64::NEG_INFINITY => infinite += 1,
+                Ok(m) => {
                     violations += usize::from(m.is_violation());
                     ranked.push((m, t));
                 }
@@ -433,6 +437,18 @@ fn run_pinned(
         }
         ranked.sort_by(|a, b| a.0.upper().total_cmp(&b.0.upper()).then(a.1.cmp(&b.1)));
         ranked.truncate(keep);
+    }
+    // every trial failed (a sampler or margin error, e.g. a NaN margin): nothing was verified, so
+    // the statement must not be reported as holding
+    if n_trials > 0 && errors == n_trials {
+        if let Some(e) = first_error {
+            return Err(Error::Parse {
+                what: format!("statement {:?}", s.name()),
+                reason: format!(
+                    "all {n_trials} trials failed, nothing was verified (the first: {e})"
+                ),
+            });
+        }
     }
     let mut evaluations = n_trials;
 
@@ -628,10 +644,7 @@ pub struct Replay {
 
 /// Recompute the margin of a counterexample saved by [`save_counterexample`].
 pub fn replay(path: &Path) -> Result<Replay> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
-        path: path.display().to_string(),
-        reason: e.to_string(),
-    })?;
+    let text = crate::io::read_input_string(path)?;
     let dir = path.parent().unwrap_or(Path::new("."));
     replay_document(&text, dir).map_err(|e| match e {
         Error::Parse { what, reason } if what == "counterexample" => Error::Parse {

@@ -1,0 +1,170 @@
+"""Hostile inputs (attack18): every one raises QrenyiError (a ValueError) saying what and by how
+much — never a TypeError/OverflowError from argument conversion, an abort on a huge declared
+shape, a silently dropped imaginary part, or a statement reported as holding when nothing was
+verified. Ctrl-C in a callback stays a KeyboardInterrupt."""
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import qrenyi
+from qrenyi import QrenyiError, kernel, privacy, smooth, verify
+
+RHO = np.diag([0.7, 0.3])
+SIGMA = np.eye(2) / 2
+X = np.random.default_rng(0).normal(size=(12, 2))
+
+NOT_NUMBERS = [None, "1", True, np.bool_(True), 2 + 1j, np.complex64(2 + 1j), [2.0],
+               np.array([[2.0]]), object()]
+
+
+@pytest.mark.parametrize("bad", NOT_NUMBERS, ids=repr)
+def test_real_arguments_refuse_non_numbers_with_a_qrenyi_error(bad):
+    calls = [
+        lambda: qrenyi.Pair(RHO, SIGMA).renyi("petz", bad),
+        lambda: qrenyi.Pair(RHO, SIGMA).hockey_stick(bad),
+        lambda: privacy.zcdp_to_dp(bad, delta=1e-5),
+        lambda: privacy.rdp_to_dp(2.0, bad, delta=1e-5),
+        lambda: privacy.pure_to_zcdp(bad),
+        lambda: privacy.compose(bad, 10),
+        lambda: privacy.gaussian(bad),
+        lambda: privacy.calibrate_gaussian(1.0, bad),
+        lambda: privacy.laplace(bad),
+        lambda: privacy.gaussian(1.0).rdp(bad),
+        lambda: privacy.qzcdp_check(RHO, SIGMA, bad),
+        lambda: privacy.compose_zcdp([(0.0, bad)]),
+        lambda: privacy.compose_rdp([[(2.0, bad)]]),
+        lambda: kernel.divergence(X, X + 1, bad, 0.1),
+        lambda: kernel.dp_lambda(1.0, bad),
+        lambda: smooth.hypothesis_testing(RHO, SIGMA, bad),
+        lambda: smooth.smooth_renyi([0.7, 0.3], [0.5, 0.5], bad, 2.0),
+    ]
+    for call in calls:
+        with pytest.raises(QrenyiError, match="expected a real number|expected real numbers"):
+            call()
+
+
+def test_complex_parameters_are_not_silently_truncated():
+    # numpy's float() drops the imaginary part with only a ComplexWarning
+    with pytest.raises(QrenyiError, match=r"complex64"):
+        privacy.compose(np.complex64(2 + 1j), 10)
+    with pytest.raises(QrenyiError, match="expected real numbers"):
+        qrenyi.divergence(RHO, SIGMA, "petz", np.array([2 + 1j]))
+    with pytest.raises(QrenyiError, match="expected real numbers"):
+        qrenyi.divergence(RHO, SIGMA, "petz", np.array([True]))
+    with pytest.raises(QrenyiError, match="bool"):
+        qrenyi.divergence(RHO, SIGMA, "petz", True)
+
+
+def test_real_numbers_of_every_kind_are_still_accepted():
+    want = qrenyi.divergence(RHO, SIGMA, "petz", 2.0)
+    for a in [2, np.float32(2.0), np.int8(2), np.uint64(2), np.longdouble(2.0), np.array(2.0),
+              Fraction(2)]:
+        assert qrenyi.Pair(RHO, SIGMA).renyi("petz", a) == pytest.approx(want, rel=1e-15)
+    for a in [np.array([2.0], dtype=np.float16), np.array([2], dtype=np.int64),
+              np.array([2.0, 3.0], dtype=object)[:1], np.arange(1.0, 4.0)[::-1][1:2]]:
+        assert qrenyi.divergence(RHO, SIGMA, "petz", a)[0] == pytest.approx(want, rel=1e-15)
+    assert privacy.compose(np.float64(0.1), np.int64(10)).k == 10
+
+
+BAD_INTEGERS = [(None, "None"), (2.0, "2.0"), (2.5, "2.5"), (math.nan, "nan"), (True, "True"),
+                ("3", "'3'"), (-1, "-1"), (2**64, str(2**64)), (np.complex64(2), "complex64")]
+
+
+@pytest.mark.parametrize("bad,shown", BAD_INTEGERS, ids=repr)
+def test_integer_arguments_say_the_value_and_the_range(bad, shown):
+    calls = [
+        lambda: privacy.compose(0.1, bad),
+        lambda: verify.trial_seed(bad, "x", 0),
+        lambda: verify.run("kl-nonnegative", trials=5 if bad is None else bad, restarts=bad),
+        lambda: verify.run("kl-nonnegative", trials=5, seed=bad, restarts=0),
+        lambda: verify.run("kl-nonnegative", trials=5, restarts=bad),
+        lambda: verify.statement("s", print, print, trials=bad),
+        lambda: kernel.audit(X, X + 1, 2.0, 0.1, tau=0.1, replicates=bad, method="bootstrap"),
+        lambda: kernel.gaussian_experiment(dim=bad, n=[20], runs=1, alpha=[2.0]),
+    ]
+    for call in calls:
+        with pytest.raises(QrenyiError, match="expected an integer in 0..=") as e:
+            call()
+        assert shown in str(e.value)
+
+
+def test_seeds_beyond_u64_and_negative_seeds_are_refused():
+    assert verify.trial_seed(2**64 - 1, "x", 0) == verify.trial_seed(2**64 - 1, "x", 0)
+    for s in [-1, 2**64, 10**30]:
+        with pytest.raises(QrenyiError, match=r"0\.\.=18446744073709551615"):
+            verify.trial_seed(s, "x", 0)
+
+
+@pytest.mark.parametrize("shard", ["-1/2", "1/-2", "0/99999999999999999999999", (0.5, 2), (True, 2),
+                                   (0,), 3, math.nan, (-1, 2)], ids=repr)
+def test_bad_shards_are_qrenyi_errors(shard):
+    with pytest.raises(QrenyiError, match="shard|integer"):
+        verify.run("kl-nonnegative", trials=4, restarts=0, shard=shard)
+
+
+@pytest.mark.parametrize("bad", [None, 1.0, "ab", [1.0], [(1.0,)], [(1.0, 2.0, 3.0)]], ids=repr)
+def test_compose_lists_of_pairs_are_checked(bad):
+    with pytest.raises(QrenyiError, match="guarantees"):
+        privacy.compose_zcdp(bad)
+    with pytest.raises(QrenyiError, match="curves"):
+        privacy.compose_rdp(bad if bad is None or not isinstance(bad, list) else [bad])
+
+
+HUGE = 10**11  # declared entries; a broadcast view holds one
+
+
+@pytest.mark.parametrize("make", [
+    lambda: np.broadcast_to(np.array(0.5), (HUGE // 10**5, 10**6)),
+    lambda: np.broadcast_to(np.array(0.5 + 0j), (10**6, 10**6)),
+    lambda: np.broadcast_to(SIGMA, (HUGE, 2, 2)),
+], ids=["float64 matrix", "complex128 matrix", "stack"])
+def test_huge_broadcast_views_are_refused_before_allocating(make):
+    for call in [lambda m: qrenyi.divergence(m, SIGMA, "umegaki"),
+                 lambda m: qrenyi.validate(m),
+                 lambda m: privacy.quantum_dp(m, SIGMA, epsilon=1.0)]:
+        with pytest.raises(QrenyiError, match=r"needs .* bytes as complex128: more than this"):
+            call(make())
+
+
+def test_huge_parameter_and_sample_views_are_refused_before_allocating():
+    alphas = np.broadcast_to(np.array(2.0), (HUGE,))
+    with pytest.raises(QrenyiError, match=r"cannot parse alpha: an array of shape \(100000000000\)"):
+        qrenyi.divergence(RHO, SIGMA, "petz", alphas)
+    with pytest.raises(QrenyiError, match="alphas"):
+        qrenyi.Pair(RHO, SIGMA).curve("petz", alphas)
+    with pytest.raises(QrenyiError, match="cannot parse p"):
+        smooth.smooth_renyi(np.broadcast_to(np.array(0.5), (HUGE,)), [0.5, 0.5], 0.1, 2.0)
+    x = np.broadcast_to(np.array(1.0), (10**7, 10**4))
+    with pytest.raises(QrenyiError, match="cannot parse x"):
+        kernel.divergence(x, X, 2.0, 0.1)
+    # the result of a real stack × a real alpha list: 10⁶ pairs × 10⁷ orders
+    stack = np.broadcast_to(SIGMA, (10**6, 2, 2)).copy()
+    with pytest.raises(QrenyiError, match="cannot parse result"):
+        qrenyi.divergence(stack, SIGMA, "petz", np.broadcast_to(np.array(2.0), (10**7,)))
+
+
+def test_a_statement_that_never_evaluates_does_not_hold():
+    for margin in [lambda x: math.nan, lambda x: (1.0, math.nan)]:
+        s = verify.statement("s-nan", lambda t, d: {"x": 1.0}, margin, trials=5)
+        with pytest.raises(QrenyiError, match=r'statement "s-nan": all 5 trials failed.*NaN'):
+            verify.run(s, trials=5, restarts=0)
+
+
+def test_keyboard_interrupt_in_a_callback_stays_a_keyboard_interrupt():
+    def margin(x):
+        raise KeyboardInterrupt
+
+    s = verify.statement("s-kbi", lambda t, d: {"x": 1.0}, margin, trials=5)
+    with pytest.raises(KeyboardInterrupt):
+        verify.run(s, trials=5, restarts=0, threads=1)
+
+    class Qobj:
+        def full(self):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        qrenyi.divergence(Qobj(), SIGMA, "umegaki")
+    # and the library still works
+    assert qrenyi.divergence(RHO, SIGMA, "trace-distance") == pytest.approx(0.2)

@@ -1,6 +1,6 @@
 # Quick same-run check, in-process: qrenyi.divergence on two raw matrices against the numpy five-liners
 # of peers.py (one order), d = 64, 256, 512. Run from benches/peers with the package on PYTHONPATH:
-#   OPENBLAS_NUM_THREADS=1 python inprocess_quick.py [--before OLD] [--dims 64,256,512] [--samples K]
+#   OPENBLAS_NUM_THREADS=1 python inprocess_quick.py [--before OLD] [--dims 64,256,512] [--samples K] [--alpha A]
 # (and once more with default threads). Best of K alternated samples (7; 3 at d = 512) per side; last
 # column: relative deviation from numpy. --before OLD: a directory holding an older `qrenyi` package
 # (python/qrenyi/* beside the extension as qrenyi/_qrenyi.abi3.so), loaded as `qrenyi_before` and
@@ -16,6 +16,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--before")
 ap.add_argument("--dims", default="64,256,512")
 ap.add_argument("--samples", type=int, default=0)
+ap.add_argument("--alpha", type=float, default=2.0, help="the Rényi order of the three families (default 2)")
 ap.add_argument("--cpu", action="store_true", help="CPU time of the process (all threads), not wall time")
 a = ap.parse_args()
 clock = time.process_time if a.cpu else time.perf_counter
@@ -35,9 +36,10 @@ print(head + " dev. |")
 print("|---:|---|" + "---:|" * (head.count("|") - 2))
 for d in [int(x) for x in a.dims.split(",")]:
     r, s = hs(d), hs(d); k = a.samples or (7 if d < 512 else 3)
-    rows = [("petz α=2", lambda q: q.divergence(r, s, "petz", 2.0), lambda: peers.np_petz(r, s, 2.0)),
-            ("sandwiched α=2", lambda q: q.divergence(r, s, "sandwiched", 2.0), lambda: peers.np_sandwiched(r, s, 2.0)),
-            ("maximal α=2", lambda q: q.divergence(r, s, "maximal", 2.0), lambda: peers.np_maximal(r, s, 2.0)),
+    al = a.alpha
+    rows = [(f"petz α={al:g}", lambda q: q.divergence(r, s, "petz", al), lambda: peers.np_petz(r, s, al)),
+            (f"sandwiched α={al:g}", lambda q: q.divergence(r, s, "sandwiched", al), lambda: peers.np_sandwiched(r, s, al)),
+            (f"maximal α={al:g}", lambda q: q.divergence(r, s, "maximal", al), lambda: peers.np_maximal(r, s, al)),
             ("umegaki", lambda q: q.divergence(r, s, "umegaki"), lambda: peers.np_umegaki(r, s)),
             ("hockey-stick γ=e", lambda q: q.divergence(r, s, "hockey-stick", gamma=math.e), lambda: peers.np_hockey(r, s, math.e)),
             ("fidelity", lambda q: q.divergence(r, s, "fidelity"), lambda: peers.np_fidelity(r, s))]

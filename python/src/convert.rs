@@ -67,6 +67,17 @@ fn shape_str(shape: &[usize]) -> String {
 /// is converted first.
 fn complex_array<'py>(what: &str, obj: &Bound<'py, PyAny>) -> PyResult<Array2OrStack> {
     if let Ok(a) = obj.cast::<PyArrayDyn<Complex64>>() {
+        if a.ndim() == 2 && a.is_c_contiguous() {
+            // the common case, one C-contiguous matrix: one copy of its buffer (no strided view;
+            // `as_slice` also accepts a Fortran-ordered buffer, hence the test above)
+            // SAFETY: as below
+            if let Ok(data) = unsafe { a.as_slice() } {
+                let (r, c) = (a.shape()[0], a.shape()[1]);
+                return Array2::from_shape_vec((r, c), data.to_vec())
+                    .map(Array2OrStack::One)
+                    .map_err(|e| parse_error(what, e.to_string()));
+            }
+        }
         // SAFETY: the view is copied at once, with the GIL held and without calling back into
         // Python — what rust-numpy's safe `to_owned_array` does. Its borrow tracking (a
         // process-wide registry updated on every borrow) would only cost time here: the data is

@@ -493,16 +493,21 @@ fn divergence<'py>(
         qrenyi::divergence::with_large_policy(single_dim, be, || {
             guard_py(|| {
                 single_blas_if(single, || {
-                    let (rho, sigma) = match difference_direct(rho, sigma, kind_v, &ps, be) {
-                        Ok(v) => {
-                            let v = v?;
-                            return Ok(if seq {
-                                Out::Vector(v)
-                            } else {
-                                Out::Scalar(v[0])
-                            });
+                    let difference = matches!(kind_v, Kind::HockeyStick | Kind::TraceDistance);
+                    let (rho, sigma) = if !difference {
+                        (rho, sigma)
+                    } else {
+                        match difference_direct(rho, sigma, kind_v, &ps, be) {
+                            Ok(v) => {
+                                let v = v?;
+                                return Ok(if seq {
+                                    Out::Vector(v)
+                                } else {
+                                    Out::Scalar(v[0])
+                                });
+                            }
+                            Err(operands) => *operands,
                         }
-                        Err(operands) => *operands,
                     };
                     if let Some(v) = on_gpu_direct(&rho, &sigma, kind_v, &ps, be) {
                         let v: Vec<f64> = v.into_iter().map(|x| base.scale(x)).collect();

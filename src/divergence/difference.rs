@@ -101,6 +101,16 @@ fn solve_row_major(
     max_abs: f64,
     backend: Backend,
 ) -> crate::Result<Array1<f64>> {
+    if small_values_apply(n, backend) {
+        // the buffer read column-major is m̄: its lower triangle is m's upper one, which both
+        // routes fill (`raw_difference` only that one)
+        let view =
+            ndarray::ArrayView2::from_shape((n, n).f(), &buf).map_err(|e| Error::Eigensolver {
+                backend: "difference",
+                reason: format!("unexpected shape: {e}"),
+            })?;
+        return small_values(view, backend);
+    }
     #[cfg(feature = "openblas")]
     if backend.values_by_zheevd(n) {
         if let Some(v) = crate::spectral::lapack::hermitian_values_in_place(&mut buf, n, max_abs) {
@@ -114,6 +124,37 @@ fn solve_row_major(
         reason: format!("unexpected shape: {e}"),
     })?;
     backend.eigvalsh(m.view())
+}
+
+/// Whether [`small_values`] solves an `n × n` values-only problem with the fixed-size solver:
+/// `Backend::Auto` and `1 ≤ n ≤` [`SMALL_SANDWICHED_MAX`](super::small::SMALL_SANDWICHED_MAX)
+/// (12; at 16 `zheevd`'s values-only solve on the difference's own buffer is as fast or faster:
+/// docs/PERFORMANCE.md, "Single pairs at d ≤ 16 (call18)").
+pub(crate) fn small_values_apply(n: usize, backend: Backend) -> bool {
+    backend == Backend::Auto && (1..=super::small::SMALL_SANDWICHED_MAX).contains(&n)
+}
+
+/// The eigenvalues (ascending) of the exactly Hermitian `a` (its lower triangle is read): for
+/// `Backend::Auto` at `n ≤ 12` by the fixed-size Householder + QL solver
+/// (`spectral::small::eigh_small`, values only, on a stack array: no heap matrix; LAPACK's
+/// backward-stable bound, docs/divergences.md "small_tridiagonal"), else `backend.eigvalsh`. At
+/// these sizes it is 1.4–2× nalgebra's and `zheevd`'s values-only solves (docs/PERFORMANCE.md,
+/// "Single pairs at d ≤ 16 (call18)"). For the values-only solves of one pair: `ρ − γσ` of the
+/// hockey-stick and the trace distance (both routes, so that they agree bit for bit) and `D ρ' D`
+/// of the direct sandwiched route.
+pub(crate) fn small_values(
+    a: ndarray::ArrayView2<'_, Complex64>,
+    backend: Backend,
+) -> crate::Result<Array1<f64>> {
+    use crate::spectral::small::{eigh_small, from_view, with_small_dim};
+    // a non-finite entry: the backend's own answer (its error message)
+    let finite = a.iter().all(|z| z.re.is_finite() && z.im.is_finite());
+    if !small_values_apply(a.nrows(), backend) || a.nrows() != a.ncols() || !finite {
+        return backend.eigvalsh(a);
+    }
+    with_small_dim!(a.nrows(), N => {
+        Ok(Array1::from_iter(eigh_small::<N>(&from_view::<N>(&a), false)?.values))
+    }, _ => backend.eigvalsh(a))
 }
 
 /// The largest `|re|`, `|im|` of the entries (independent lanes, vectorised; NaN is skipped).
@@ -217,7 +258,7 @@ fn raw_values(
 ) -> Option<crate::Result<Vec<f64>>> {
     let r = rho.nrows();
     // only the triangle zhetrd reads where the solve is zheevd's on the buffer itself
-    let full = !backend.values_by_zheevd(r);
+    let full = !backend.values_by_zheevd(r) && !small_values_apply(r, backend);
     let solve = |m: Option<(Vec<Complex64>, f64)>| -> Option<crate::Result<Array1<f64>>> {
         let (buf, max_abs) = m?;
         if abort.load(Ordering::Relaxed) {

@@ -832,7 +832,11 @@ impl DirectSandwiched {
                 return Ok(None);
             }
         };
-        let rho_ss = if supported {
+        let rho_diag = support.iter().map(|&j| full[[j, j]].re.max(0.0)).collect();
+        let rho_ss = if supported && kernel.is_empty() {
+            // σ of full rank: ρ' itself (no copy)
+            full
+        } else if supported {
             full.select(Axis(0), &support).select(Axis(1), &support)
         } else {
             Array2::zeros((0, 0))
@@ -840,7 +844,7 @@ impl DirectSandwiched {
         Ok(Some(DirectSandwiched {
             rho_ss,
             ln_mu: support.iter().map(|&j| es.clamped(j).ln()).collect(),
-            rho_diag: support.iter().map(|&j| full[[j, j]].re.max(0.0)).collect(),
+            rho_diag,
             supported,
             backend: rho.backend(),
         }))
@@ -870,7 +874,7 @@ impl DirectSandwiched {
         let a = Array2::from_shape_fn(self.rho_ss.dim(), |(x, y)| {
             self.rho_ss[[x, y]] * (scale[x] * scale[y])
         });
-        let nu = self.backend.eigvalsh(a.view())?;
+        let nu = super::difference::small_values(a.view(), self.backend)?;
         let kept: Vec<f64> = nu.iter().copied().filter(|&x| x > 0.0).collect();
         let total: f64 = kept.iter().sum();
         if kept.is_empty() || total <= 0.0 {

@@ -77,6 +77,16 @@ pub const AUTO_NALGEBRA_VALUES_BELOW: usize = 8;
 /// dimension, LAPACK `zpotrf` from here on (docs/PERFORMANCE.md, "Auto crossovers").
 pub const AUTO_NALGEBRA_CHOLESKY_BELOW: usize = 8;
 
+/// [`Backend::Auto`] computes singular values (`singular_values`: the sandwiched orders below 1
+/// and the fidelity) with nalgebra's SVD for matrices whose larger side is below this, LAPACK
+/// `zgesdd` from here on. Measured (one thread, same run; docs/PERFORMANCE.md, "Single pairs at
+/// d ≤ 16 (call18)"): a `4 × 4` matrix 1.3–2.6 µs against 4.3–5.0 µs (`zgesdd`'s workspace query,
+/// `ilaenv` and `dbdsdc` set-up dominate there), `8 × 8` 7.8 vs 11.0 µs, `16 × 16` even. Both are
+/// backward stable (singular values to absolute accuracy `O(ε‖B‖)`, all that the sandwiched
+/// a-posteriori bound assumes — and what a build without `openblas` already relies on); should
+/// nalgebra's iteration not converge, the call takes LAPACK's route.
+pub const AUTO_NALGEBRA_SVD_BELOW: usize = 16;
+
 /// [`Backend::Auto`] uses faer for a full complex decomposition (`eigh`) from this dimension on
 /// (feature `faer`); values only (`eigvalsh`) stays with LAPACK. The measured crossover and the
 /// orthogonality of faer's eigenvectors (test `full_decomposition_is_accurate_at_d300`):
@@ -102,8 +112,8 @@ pub enum Backend {
     /// Per call, on the dimension `d`: [`Backend::Nalgebra`] below the measured crossovers
     /// ([`AUTO_NALGEBRA_BELOW`] for full decompositions, [`AUTO_NALGEBRA_VALUES_BELOW`] for values
     /// only, [`AUTO_NALGEBRA_CHOLESKY_BELOW`] for the PSD check), [`Backend::Faer`] for full
-    /// decompositions from [`AUTO_FAER_FROM`], [`Backend::Lapack`] otherwise (real symmetric solves
-    /// and singular values always LAPACK). Without the `openblas` feature faer takes LAPACK's
+    /// decompositions from [`AUTO_FAER_FROM`], singular values below [`AUTO_NALGEBRA_SVD_BELOW`],
+    /// [`Backend::Lapack`] otherwise (real symmetric solves always LAPACK). Without the `openblas` feature faer takes LAPACK's
     /// place, without either feature nalgebra does. The default when `openblas` is enabled.
     Auto,
     /// faer's pure-Rust solvers (`self_adjoint_eigen`, `self_adjoint_eigenvalues`,
@@ -121,7 +131,9 @@ enum Op {
     Vectors,
     Values,
     Cholesky,
-    /// Real symmetric solves and SVDs (LAPACK whenever available).
+    /// Singular values of a complex matrix (nalgebra below [`AUTO_NALGEBRA_SVD_BELOW`]).
+    Singular,
+    /// Real symmetric solves (LAPACK whenever available).
     Other,
 }
 
@@ -228,6 +240,7 @@ impl Backend {
             Op::Vectors if d < AUTO_NALGEBRA_BELOW => Backend::Nalgebra,
             Op::Values if d < AUTO_NALGEBRA_VALUES_BELOW => Backend::Nalgebra,
             Op::Cholesky if d < AUTO_NALGEBRA_CHOLESKY_BELOW => Backend::Nalgebra,
+            Op::Singular if d < AUTO_NALGEBRA_SVD_BELOW => Backend::Nalgebra,
             Op::Vectors if faer && d >= AUTO_FAER_FROM => Backend::Faer,
             _ if lapack => Backend::Lapack,
             _ if faer => Backend::Faer,
@@ -332,10 +345,27 @@ impl EigenSolver for Backend {
         dispatch!(self, Op::Other, a.nrows(), eigvalsh_real(a))
     }
     fn singular_values(&self, a: ArrayView2<Complex64>) -> Result<Array1<f64>> {
-        dispatch!(self, Op::Other, a.nrows(), singular_values(a))
+        let d = a.nrows().max(a.ncols());
+        let small = *self == Backend::Auto && self.resolve(Op::Singular, d) == Backend::Nalgebra;
+        match dispatch!(self, Op::Singular, d, singular_values(a)) {
+            // nalgebra's iteration cap reached: the general route (LAPACK where built)
+            Err(_) if small => dispatch!(self, Op::Other, d, singular_values(a)),
+            r => r,
+        }
     }
     fn is_positive_definite(&self, a: ArrayView2<Complex64>, shift: f64) -> Result<bool> {
         check_square(&a)?;
+        let d = a.nrows();
+        if *self == Backend::Auto && d > 0 && self.resolve(Op::Cholesky, d) == Backend::Nalgebra {
+            // nalgebra's decision with nalgebra's operations on a stack array (no heap matrix):
+            // `small::cholesky_decision`, the same answer bit for bit (test
+            // `auto_cholesky_is_nalgebras`); `None` (it cannot vouch) asks nalgebra itself
+            use super::small::{cholesky_decision, from_view, with_small_dim};
+            let small = with_small_dim!(d, N => cholesky_decision::<N>(&from_view::<N>(&a), shift), _ => None);
+            if let Some(decision) = small {
+                return Ok(decision);
+            }
+        }
         dispatch!(
             self,
             Op::Cholesky,
@@ -351,4 +381,87 @@ fn check_square<T>(a: &ArrayView2<T>) -> Result<()> {
         return Err(Error::NotSquare { rows: r, cols: c });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// `Backend::Auto`'s PSD check below [`AUTO_NALGEBRA_CHOLESKY_BELOW`] (the fixed-size
+    /// `small::cholesky_decision`) decides exactly as [`Backend::Nalgebra`]: random, rank-deficient
+    /// and indefinite Hermitian matrices, shifts at and around `−λ_min` and the validation's own.
+    #[test]
+    fn auto_cholesky_is_nalgebras() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(18);
+        let (mut yes, mut no) = (0, 0);
+        for d in 1..AUTO_NALGEBRA_CHOLESKY_BELOW {
+            for trial in 0..300 {
+                let g = Array2::from_shape_fn((d, d), |_| {
+                    Complex64::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5)
+                });
+                let rank = match trial % 3 {
+                    0 => d,
+                    1 => (d - 1).max(1),
+                    _ => d / 2,
+                };
+                let sign = if trial % 5 == 4 { -1.0 } else { 1.0 };
+                let h = Array2::from_shape_fn((d, d), |(i, j)| {
+                    (0..rank)
+                        .map(|k| g[[i, k]] * g[[j, k]].conj() * if k == 0 { sign } else { 1.0 })
+                        .sum::<Complex64>()
+                });
+                let lmin = Backend::Nalgebra.eigvalsh(h.view()).unwrap()[0];
+                let ulp = 16.0 * d as f64 * f64::EPSILON;
+                for shift in [
+                    -lmin,
+                    -lmin * (1.0 + ulp * (rng.random::<f64>() - 0.5) * 4.0),
+                    -lmin - ulp * (rng.random::<f64>() - 0.5),
+                    ulp,
+                    1e-10,
+                    0.0,
+                ] {
+                    let want = Backend::Nalgebra
+                        .is_positive_definite(h.view(), shift)
+                        .unwrap();
+                    let got = Backend::Auto.is_positive_definite(h.view(), shift).unwrap();
+                    assert_eq!(got, want, "d={d} trial={trial} shift={shift:e}");
+                    if want {
+                        yes += 1
+                    } else {
+                        no += 1
+                    }
+                }
+            }
+        }
+        assert!(yes > 1000 && no > 1000, "{yes} definite, {no} not");
+    }
+
+    /// `Backend::Auto`'s singular values below [`AUTO_NALGEBRA_SVD_BELOW`] are nalgebra's, above
+    /// LAPACK's (where built); square and rectangular, within `O(ε‖B‖)` of each other.
+    #[test]
+    fn auto_singular_values_route() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(19);
+        for (r, c) in [(2, 2), (4, 4), (4, 3), (3, 5), (15, 15), (16, 16), (20, 7)] {
+            let b = Array2::from_shape_fn((r, c), |_| {
+                Complex64::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5)
+            });
+            let auto = Backend::Auto.singular_values(b.view()).unwrap();
+            let small = r.max(c) < AUTO_NALGEBRA_SVD_BELOW;
+            if small || !cfg!(feature = "openblas") {
+                assert_eq!(auto, Backend::Nalgebra.singular_values(b.view()).unwrap());
+            }
+            #[cfg(feature = "openblas")]
+            {
+                let lapack = Backend::Lapack.singular_values(b.view()).unwrap();
+                if !small {
+                    assert_eq!(auto, lapack);
+                }
+                let top = lapack[0];
+                for (x, y) in auto.iter().zip(&lapack) {
+                    assert!((x - y).abs() <= 16.0 * r.max(c) as f64 * f64::EPSILON * top);
+                }
+            }
+        }
+    }
 }

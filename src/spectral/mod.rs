@@ -27,7 +27,7 @@ pub mod small_lanes;
 pub(crate) use backend::gpu_present;
 pub use backend::{
     Backend, EigenSolver, AUTO_CUDA_FROM, AUTO_FAER_FROM, AUTO_NALGEBRA_BELOW,
-    AUTO_NALGEBRA_CHOLESKY_BELOW, AUTO_NALGEBRA_VALUES_BELOW,
+    AUTO_NALGEBRA_CHOLESKY_BELOW, AUTO_NALGEBRA_SVD_BELOW, AUTO_NALGEBRA_VALUES_BELOW,
 };
 pub use graded::{graded_gram_eigen, graded_psd_eigen, preconditioned_gram_eigen, GradedSpectrum};
 #[cfg(feature = "openblas")]

@@ -660,7 +660,7 @@ fn non_finite() -> Error {
 pub(crate) fn csum<const N: usize>(f: impl Fn(usize) -> Complex64) -> Complex64 {
     let mut acc = Complex64::new(0.0, 0.0);
     for l in 0..N {
-        acc = acc + f(l);
+        acc += f(l);
     }
     acc
 }

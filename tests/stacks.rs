@@ -12,7 +12,7 @@ mod common;
 use common::*;
 use ndarray::{Array2, Array3, Axis};
 use num_complex::Complex64;
-use qrenyi::divergence::batch::{renyi_stacks, renyi_stacks_flat, Operand};
+use qrenyi::divergence::batch::{renyi_stacks, renyi_stacks_flat, Operand, LANES};
 use qrenyi::divergence::{accuracy, Family, Pair};
 use qrenyi::spectral::Backend;
 use qrenyi::state::{DensityMatrix, Tolerance};
@@ -257,15 +257,16 @@ fn stacks_name_the_per_pair_api_errors_and_decide_the_threshold_alike() {
     }
 }
 
-/// ρ = σ in every pair (and groups of four identical pairs): the four-at-a-time decompositions
-/// (`3 ≤ d ≤ 8`) against the per-pair API, including rank-deficient and κ = 10¹² states.
+/// ρ = σ in every pair (and groups of [`LANES`] identical pairs): the group route's
+/// decompositions, eight at a time (`3 ≤ d ≤ 6`), against the per-pair API, including
+/// rank-deficient and κ = 10¹² states.
 #[test]
 fn stacks_of_equal_states_equal_the_per_pair_api() {
     for d in [3, 4, 6, 8] {
         let states = valid(d, 500 + d as u64);
         let mut rs = Vec::new();
         for s in &states {
-            rs.extend(std::iter::repeat_n(s.clone(), 4));
+            rs.extend(std::iter::repeat_n(s.clone(), LANES));
         }
         let (values, _) = compare_pairs(d, &rs, &rs);
         assert!(values > 0);

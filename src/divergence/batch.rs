@@ -160,8 +160,8 @@ pub const SMALL_STACK_BELOW: usize = 17;
 /// declines fall back to a [`Pair`] of states that carry those decompositions. Sandwiched orders
 /// all finite and `> 1` at `d < 8` skip ρ's decomposition (`direct_sandwiched`, the one-pair API's
 /// direct route). Pairs run in groups of [`LANES`]: at `3 ≤ d ≤` [`LANES_MAX_DIM`] the fixed-size
-/// decompositions of a group's raw matrices are computed four at a time (`small_group`; the
-/// one-matrix Jacobi's numbers), any pair that route does not settle takes the one-pair route
+/// decompositions of a group's raw matrices are computed eight at a time (`small_group`; the
+/// one-matrix Jacobi's numbers; maximal orders ≥ 1 also solve their reductions eight at a time), any pair that route does not settle takes the one-pair route
 /// above. Other sizes validate each matrix into a [`DensityMatrix`].
 pub fn renyi_stacks(
     rho: Operand<'_>,
@@ -288,9 +288,9 @@ impl<'r, 's, 'a> StackJob<'r, 's, 'a> {
 
 /// Pairs `k0 … k0 + rows.len()/width − 1` (at most [`LANES`]) of [`renyi_stacks`], their values
 /// written to `rows` (`alphas.len()` each): one result per lane (`Ok` beyond the last pair).
-/// Where four pairs of one dimension `3 ≤ N ≤` [`LANES_MAX_DIM`] take the small route, their
-/// raw matrices are decomposed four at a time (`small_group`); every other pair, and every pair
-/// the four-at-a-time route does not settle, is [`stack_pair`]'s.
+/// Where [`LANES`] pairs of one dimension `3 ≤ N ≤` [`LANES_MAX_DIM`] take the small route, their
+/// raw matrices are decomposed [`LANES`] at a time (`small_group`); every other pair, and every
+/// pair the group route does not settle, is [`stack_pair`]'s.
 fn stack_group(job: &StackJob<'_, '_, '_>, k0: usize, rows: &mut [f64]) -> [Result<()>; LANES] {
     let (rho, sigma, alphas) = (job.rho, job.sigma, job.alphas);
     let (family, tol, small) = (job.family, job.tol, job.small);
@@ -315,18 +315,18 @@ fn stack_group(job: &StackJob<'_, '_, '_>, k0: usize, rows: &mut [f64]) -> [Resu
     status
 }
 
-/// Pairs per group of the stack route: the fixed-size eigensolves of four pairs' raw matrices run
-/// together ([`eigh_lanes`](crate::spectral::small_lanes::eigh_lanes), the Jacobi method on four
+/// Pairs per group of the stack route: the fixed-size eigensolves of eight pairs' raw matrices run
+/// together ([`eigh_lanes`](crate::spectral::small_lanes::eigh_lanes), the Jacobi method on eight
 /// matrices at once, the one-matrix Jacobi's numbers).
 pub const LANES: usize = crate::spectral::small_lanes::LANES;
 
-/// Largest dimension at which the stack route decomposes four matrices at once (from 3; at 2 the
+/// Largest dimension at which the stack route decomposes a group's matrices at once (from 3; at 2 the
 /// one-matrix closed form is already one rotation). Measured faster than the one-matrix
 /// Householder + QL solver up to here; at 8 the two were even (docs/PERFORMANCE.md, "Fourth
 /// session (stack12, four pairs at once)").
 pub const LANES_MAX_DIM: usize = 6;
 
-/// Four pairs `k0 …` on the small route, `N × N` each, their raw matrices decomposed four at a
+/// [`LANES`] pairs `k0 …` on the small route, `N × N` each, their raw matrices decomposed all at a
 /// time: which lanes it settled (values written to their rows of `rows`, no error). A lane it
 /// does not settle — a check that fails, a PSD decision that is not certain, a solve that did not
 /// converge, the kernel's or the direct route's error or refusal — is left to [`stack_pair`],
@@ -334,9 +334,10 @@ pub const LANES_MAX_DIM: usize = 6;
 ///
 /// Sandwiched orders all finite and `> 1` (`N <`
 /// [`AUTO_NALGEBRA_CHOLESKY_BELOW`](crate::spectral::AUTO_NALGEBRA_CHOLESKY_BELOW)): ρ checked and
-/// its Cholesky decision as [`direct_sandwiched`], σ's four decompositions at once, then per order
-/// the four values-only solves of `D ρ' D` at once. Otherwise both sides' decompositions at once
-/// (four ρ, four σ) and the small-pair kernel per pair ([`small_pair_sides`]).
+/// its Cholesky decision as [`direct_sandwiched`], σ's decompositions at once, then per order
+/// the values-only solves of `D ρ' D` at once. Otherwise both sides' decompositions at once
+/// (all ρ, all σ) and the small-pair kernel per pair ([`small_pair_sides`]); maximal orders all
+/// `≥ 1` solve the kernel's reductions at once too ([`maximal_group`]).
 fn small_group<const N: usize>(
     job: &StackJob<'_, '_, '_>,
     k0: usize,
@@ -351,7 +352,7 @@ fn small_group<const N: usize>(
         ..
     } = *job;
     use crate::spectral::small::{cholesky_decision, zeros};
-    use crate::spectral::small_lanes::eigh_lanes;
+    use crate::spectral::small_lanes::eigh_lanes_into;
     let width = alphas.len();
     let mut settled = [false; LANES];
     let direct = family == Family::Sandwiched
@@ -381,6 +382,7 @@ fn small_group<const N: usize>(
             }
         }
         let mut ok = basis.map(|b| b.is_some());
+        let mut nus = [crate::spectral::small::SmallEigen::zeroed(); LANES];
         for (o, &alpha) in alphas.iter().enumerate() {
             let mut mats = [zeros::<N>(); LANES];
             let mut shifts = [0.0; LANES];
@@ -389,11 +391,15 @@ fn small_group<const N: usize>(
                     (mats[l], shifts[l]) = direct_sandwiched_matrix(rp, ln_mu, alpha);
                 }
             }
-            let nus = eigh_lanes::<N>(&mats, false);
+            let solved = eigh_lanes_into::<N>(&mats, false, &mut nus);
             for l in 0..LANES {
-                if let (true, Some((rp, ln_mu)), Some(nu)) = (ok[l], &basis[l], &nus[l]) {
+                if let (true, Some((rp, ln_mu)), true) = (ok[l], &basis[l], solved[l]) {
                     match super::small::direct_sandwiched_value(
-                        alpha, rp, ln_mu, &nu.values, shifts[l],
+                        alpha,
+                        rp,
+                        ln_mu,
+                        &nus[l].values,
+                        shifts[l],
                     ) {
                         Ok(v) => rows[l * width + o] = v,
                         Err(_) => ok[l] = false,
@@ -407,6 +413,13 @@ fn small_group<const N: usize>(
     }
     let rs = small_sides::<N>(rho, k0, tol);
     let ss = small_sides::<N>(sigma, k0, tol);
+    if family == Family::Maximal
+        && alphas
+            .iter()
+            .all(|&a| a >= 1.0 && family.check_alpha(a).is_ok())
+    {
+        return maximal_group(&rs, &ss, alphas, rows);
+    }
     for l in 0..LANES {
         if let (Some(r), Some(s)) = (&rs[l], &ss[l]) {
             let row = &mut rows[l * width..(l + 1) * width];
@@ -416,7 +429,63 @@ fn small_group<const N: usize>(
     settled
 }
 
-/// Operand `k0 + l` (`l < LANES`) on the small route as [`small_operand`] validates it, the four raw
+/// Maximal orders, all `≥ 1`, of a group's validated sides: the small-pair kernel's reduction
+/// with the [`LANES`] eigensolves of `T = D^{−1/2} ρ' D^{−1/2}` at once (the lane Jacobi's
+/// numbers; the one-pair kernel's solver is the Householder + QL one, so values agree to
+/// rounding, within the documented error bound). A lane the reduction does not apply to (`supp ρ
+/// ⊄ supp σ`), or whose solve fails, takes [`small_pair_sides`]'s route.
+fn maximal_group<const N: usize>(
+    rs: &[Option<SmallSide<'_, N>>; LANES],
+    ss: &[Option<SmallSide<'_, N>>; LANES],
+    alphas: &[f64],
+    rows: &mut [f64],
+) -> [bool; LANES] {
+    use super::small::SmallPair;
+    use crate::spectral::small::{zeros, SmallEigen};
+    let width = alphas.len();
+    let mut settled = [false; LANES];
+    let mut pairs: [Option<SmallPair<N>>; LANES] = [const { None }; LANES];
+    let mut support = [([0usize; N], 0usize); LANES];
+    let mut mats = [zeros::<N>(); LANES];
+    let mut reduced = [false; LANES];
+    for l in 0..LANES {
+        if let (Some(r), Some(s)) = (&rs[l], &ss[l]) {
+            let pair = SmallPair::new(r.state, s.state);
+            if let Some((t, sup, n)) = pair.maximal_matrix() {
+                mats[l] = t;
+                support[l] = (sup, n);
+                reduced[l] = true;
+            }
+            pairs[l] = Some(pair);
+        }
+    }
+    let mut eig = [SmallEigen::zeroed(); LANES];
+    let solved = crate::spectral::small_lanes::eigh_lanes_into::<N>(&mats, true, &mut eig);
+    for l in 0..LANES {
+        let (Some(r), Some(s), Some(pair)) = (&rs[l], &ss[l], &pairs[l]) else {
+            continue;
+        };
+        let row = &mut rows[l * width..(l + 1) * width];
+        if reduced[l] && solved[l] {
+            let (sup, n) = &support[l];
+            let terms = pair.maximal_terms(&eig[l], sup, *n);
+            let mut all = true;
+            for (x, &a) in row.iter_mut().zip(alphas) {
+                match SmallPair::<N>::maximal_from(&terms, a) {
+                    Some(v) => *x = v,
+                    None => all = false,
+                }
+            }
+            settled[l] = all;
+        }
+        if !settled[l] {
+            settled[l] = small_pair_sides(r, s, Family::Maximal, alphas, row).is_ok();
+        }
+    }
+    settled
+}
+
+/// Operand `k0 + l` (`l < LANES`) on the small route as [`small_operand`] validates it, the raw
 /// matrices decomposed at once; `None` where [`small_operand`] would not accept it from the
 /// fixed-size decomposition (a failed check, a PSD decision that is not certain, a solve that
 /// did not converge, a shared state without its decomposition): the caller then takes
@@ -449,25 +518,25 @@ fn small_sides<'a, const N: usize>(
             }
         }
     }
-    let eig = crate::spectral::small_lanes::eigh_lanes::<N>(&mats, true);
+    let mut eig = [crate::spectral::small::SmallEigen::zeroed(); LANES];
+    let solved = crate::spectral::small_lanes::eigh_lanes_into::<N>(&mats, true, &mut eig);
     std::array::from_fn(|l| {
-        let (t, e) = (checked[l]?, eig[l]?);
-        let state = super::small::SmallState::from_small(&e);
-        certain_psd::<N>(&state, &e, t).then_some(SmallSide {
+        let t = checked[l]?;
+        if !solved[l] {
+            return None;
+        }
+        let state = super::small::SmallState::from_small(&eig[l]);
+        certain_psd::<N>(&state, t).then_some(SmallSide {
             state,
-            origin: Origin::Checked(mats[l], e),
+            origin: Origin::Checked(mats[l]),
         })
     })
 }
 
 /// Whether a checked matrix's fixed-size decomposition decides PSD with certainty:
 /// `λ_min ≥ −t + m`, `m = 64 N² ε (max|λ| + t)` ([`small_operand`]).
-fn certain_psd<const N: usize>(
-    state: &super::small::SmallState<N>,
-    e: &crate::spectral::small::SmallEigen<N>,
-    t: f64,
-) -> bool {
-    let (lo, hi) = (state.min_value(), e.values[N - 1]);
+fn certain_psd<const N: usize>(state: &super::small::SmallState<N>, t: f64) -> bool {
+    let (lo, hi) = (state.min_value(), state.parts().0[N - 1]);
     let margin = 64.0 * (N * N) as f64 * crate::spectral::EPS * (lo.abs().max(hi.abs()) + t);
     lo >= -t + margin
 }
@@ -621,19 +690,19 @@ fn direct_sandwiched_basis<const N: usize>(
     h: &crate::spectral::small::Mat<N>,
     sigma: &super::small::SmallState<N>,
 ) -> (crate::spectral::small::Mat<N>, [f64; N]) {
-    use crate::spectral::small::zeros;
+    use crate::spectral::small::{csum, zeros};
     let (mu, v) = sigma.parts();
     // ρ' = V†HV (lower triangle, mirrored: exactly Hermitian), HV first
     let mut hv = zeros::<N>();
     for i in 0..N {
         for j in 0..N {
-            hv[i][j] = (0..N).map(|l| h[i][l] * v[l][j]).sum();
+            hv[i][j] = csum::<N>(|l| h[i][l] * v[l][j]);
         }
     }
     let mut rp = zeros::<N>();
     for x in 0..N {
         for y in 0..=x {
-            let z: Complex64 = (0..N).map(|l| v[l][x].conj() * hv[l][y]).sum();
+            let z = csum::<N>(|l| v[l][x].conj() * hv[l][y]);
             rp[x][y] = z;
             rp[y][x] = z.conj();
         }
@@ -760,12 +829,9 @@ enum Origin<'a, const N: usize> {
     Shared(&'a DensityMatrix),
     /// A raw matrix the library validated (near the PSD threshold, see [`small_operand`]).
     Validated(DensityMatrix),
-    /// A raw matrix after the checks and symmetrisation (PSD checked too), with its decomposition
-    /// (the fixed-size solver's).
-    Checked(
-        crate::spectral::small::Mat<N>,
-        crate::spectral::small::SmallEigen<N>,
-    ),
+    /// A raw matrix after the checks and symmetrisation (PSD checked too); its decomposition
+    /// (the fixed-size solver's) is the side's `state`.
+    Checked(crate::spectral::small::Mat<N>),
 }
 
 impl<const N: usize> SmallSide<'_, N> {
@@ -774,14 +840,17 @@ impl<const N: usize> SmallSide<'_, N> {
         match &self.origin {
             Origin::Shared(s) => (*s).clone(),
             Origin::Validated(s) => s.clone(),
-            Origin::Checked(h, e) => DensityMatrix::from_validated_with_eigen(
-                Array2::from_shape_fn((N, N), |(i, j)| h[i][j]),
-                crate::spectral::Backend::Auto,
-                crate::spectral::Eigen::from_parts(
-                    ndarray::Array1::from_iter(e.values),
-                    Array2::from_shape_fn((N, N), |(i, j)| e.vectors[i][j]),
-                ),
-            ),
+            Origin::Checked(h) => {
+                let (values, vectors) = self.state.parts();
+                DensityMatrix::from_validated_with_eigen(
+                    Array2::from_shape_fn((N, N), |(i, j)| h[i][j]),
+                    crate::spectral::Backend::Auto,
+                    crate::spectral::Eigen::from_parts(
+                        ndarray::Array1::from_iter(*values),
+                        Array2::from_shape_fn((N, N), |(i, j)| vectors[i][j]),
+                    ),
+                )
+            }
         }
     }
 }
@@ -811,10 +880,10 @@ fn small_operand<'a, const N: usize>(
     if let Some((h, t, _)) = small_checked::<N>(&view, tol) {
         let e = crate::spectral::small::eigh_small::<N>(&h, true).map_err(|e| named(what, e))?;
         let state = super::small::SmallState::from_small(&e);
-        if certain_psd::<N>(&state, &e, t) {
+        if certain_psd::<N>(&state, t) {
             return Ok(SmallSide {
                 state,
-                origin: Origin::Checked(h, e),
+                origin: Origin::Checked(h),
             });
         }
     }

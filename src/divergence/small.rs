@@ -29,7 +29,7 @@
 use super::renyi_mean;
 use super::Family;
 use crate::error::Result;
-use crate::spectral::small::{eigh_small, with_small_dim, zeros, Mat, SMALL_MAX};
+use crate::spectral::small::{csum, eigh_small, with_small_dim, zeros, Mat, SMALL_MAX};
 use crate::spectral::{zero_threshold, Backend, Eigen, EPS};
 use crate::state::DensityMatrix;
 use num_complex::Complex64;
@@ -148,7 +148,7 @@ pub(crate) fn direct_sandwiched_value<const N: usize>(
 }
 
 /// The maximal reduction on the stack: unnormalised terms `(w_k t_k, ln t_k)`, their number, `t_max`.
-type MaximalTerms<const N: usize> = ([(f64, f64); N], usize, f64);
+pub(crate) type MaximalTerms<const N: usize> = ([(f64, f64); N], usize, f64);
 
 /// A pair of small states with the overlap `W = V_σ† V_ρ` and the support decision.
 pub(crate) struct SmallPair<const N: usize> {
@@ -174,9 +174,7 @@ impl<const N: usize> SmallPair<N> {
         let mut w = zeros::<N>();
         for (j, row) in w.iter_mut().enumerate() {
             for (i, z) in row.iter_mut().enumerate() {
-                *z = (0..N)
-                    .map(|k| sigma.vectors[k][j].conj() * rho.vectors[k][i])
-                    .sum();
+                *z = csum::<N>(|k| sigma.vectors[k][j].conj() * rho.vectors[k][i]);
             }
         }
         let leakage: f64 = (0..N)
@@ -246,7 +244,7 @@ impl<const N: usize> SmallPair<N> {
         let mut r = zeros::<N>();
         for x in 0..N {
             for y in 0..x {
-                let z: Complex64 = (0..N).map(|i| c[x][i] * c[y][i].conj()).sum();
+                let z = csum::<N>(|i| c[x][i] * c[y][i].conj());
                 r[x][y] = z;
                 r[y][x] = z.conj();
             }
@@ -338,8 +336,18 @@ impl<const N: usize> SmallPair<N> {
     /// The maximal reduction `(w_k t_k, ln t_k)` (unnormalised, `len` terms) and `t_max` when
     /// `supp ρ ⊆ supp σ` and `d ≤` [`SMALL_SPECTRAL_MAX`]; `None` otherwise.
     fn maximal_reduction(&self) -> Result<Option<MaximalTerms<N>>> {
-        if !self.supported || N > SMALL_SPECTRAL_MAX {
+        let Some((t, s, n)) = self.maximal_matrix() else {
             return Ok(None);
+        };
+        let e = eigh_small::<N>(&t, true)?;
+        Ok(Some(self.maximal_terms(&e, &s, n)))
+    }
+
+    /// The matrix of the maximal reduction, `T = D^{−1/2} ρ' D^{−1/2}` on `supp σ` (zero-padded),
+    /// with that support (`sigma_support`), when the reduction applies (`maximal_reduction`).
+    pub(crate) fn maximal_matrix(&self) -> Option<(Mat<N>, [usize; N], usize)> {
+        if !self.supported || N > SMALL_SPECTRAL_MAX {
+            return None;
         }
         let rho = self.rho_in_basis();
         let (s, n) = self.sigma_support();
@@ -347,7 +355,17 @@ impl<const N: usize> SmallPair<N> {
         for x in 0..n {
             inv_sqrt[x] = (-0.5 * self.sigma.values[s[x]].ln()).exp();
         }
-        let e = eigh_small::<N>(&Self::on_support(&rho, &s, n, &inv_sqrt), true)?;
+        Some((Self::on_support(&rho, &s, n, &inv_sqrt), s, n))
+    }
+
+    /// The maximal reduction from `T`'s eigendecomposition `e` (any backward-stable solver with
+    /// vectors; `maximal_matrix` gives `T`, `s`, `n`).
+    pub(crate) fn maximal_terms(
+        &self,
+        e: &crate::spectral::small::SmallEigen<N>,
+        s: &[usize; N],
+        n: usize,
+    ) -> MaximalTerms<N> {
         let keep_from = N.saturating_sub(self.rho_rank());
         let tmax = e.values[keep_from..].iter().copied().fold(0.0, f64::max);
         let mut terms = [(0.0, 0.0); N];
@@ -365,11 +383,11 @@ impl<const N: usize> SmallPair<N> {
                 len += 1;
             }
         }
-        Ok(Some((terms, len, tmax)))
+        (terms, len, tmax)
     }
 
     /// Maximal `D̂_α`, α ≥ 1 (`D_max` at ∞), from the reduction (`None`: α < 1).
-    fn maximal_from(reduction: &MaximalTerms<N>, alpha: f64) -> Option<f64> {
+    pub(crate) fn maximal_from(reduction: &MaximalTerms<N>, alpha: f64) -> Option<f64> {
         let (terms, len, tmax) = reduction;
         if alpha < 1.0 {
             return None;

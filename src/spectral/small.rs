@@ -69,6 +69,16 @@ pub struct SmallEigen<const N: usize> {
     pub vectors: Mat<N>,
 }
 
+impl<const N: usize> SmallEigen<N> {
+    /// All zeros (a buffer to write into).
+    pub const fn zeroed() -> Self {
+        SmallEigen {
+            values: [0.0; N],
+            vectors: [[Complex64::new(0.0, 0.0); N]; N],
+        }
+    }
+}
+
 /// Call `$body` with `$n` as the constant `$N` for `1 ≤ $n ≤ 16`, else evaluate `$other`.
 #[macro_export]
 #[doc(hidden)]
@@ -308,7 +318,7 @@ pub(crate) fn hermitian_copy<const N: usize>(a: &Mat<N>) -> Result<(Mat<N>, f64)
 /// (significand within 10⁻¹⁰ of `√2`, where `log₂`'s rounding decides; subnormal or non-finite
 /// `big`), so the value is always the formula's (test `power_of_two_scale_is_the_formula`).
 #[inline]
-fn power_of_two_scale(big: f64) -> f64 {
+pub(crate) fn power_of_two_scale(big: f64) -> f64 {
     let formula = |b: f64| {
         if b > 0.0 {
             2f64.powi(-(b.log2().round() as i32).clamp(-1000, 1000))
@@ -643,9 +653,28 @@ fn non_finite() -> Error {
     }
 }
 
+/// `Σ_{l<N} f(l)` added in order from zero — num-complex's `Sum`, the same additions, so the same
+/// bits — always inlined (the iterator form was an out-of-line call per entry in the small
+/// products of the stack route).
+#[inline(always)]
+pub(crate) fn csum<const N: usize>(f: impl Fn(usize) -> Complex64) -> Complex64 {
+    let mut acc = Complex64::new(0.0, 0.0);
+    for l in 0..N {
+        acc += f(l);
+    }
+    acc
+}
+
 /// A copy of a square view as an `N × N` array (`a` must be `N × N`).
 pub fn from_view<const N: usize>(a: &ArrayView2<Complex64>) -> Mat<N> {
     let mut m = zeros::<N>();
+    if let Some(s) = a.as_slice() {
+        // row-major and contiguous (a stack's matrices): one slice, no index arithmetic
+        for (row, src) in m.iter_mut().zip(s.chunks_exact(N)) {
+            row.copy_from_slice(src);
+        }
+        return m;
+    }
     for (i, row) in m.iter_mut().enumerate() {
         for (j, z) in row.iter_mut().enumerate() {
             *z = a[[i, j]];

@@ -1,7 +1,11 @@
-//! Four small Hermitian eigenproblems at once: the cyclic Jacobi method of
+//! Eight small Hermitian eigenproblems at once: the cyclic Jacobi method of
 //! [`eigh_fixed`](super::small::eigh_fixed) on [`LANES`] matrices stored lane by lane
-//! (structure of arrays), so that every arithmetic step is one vector instruction over the four
-//! matrices (AVX2 where the CPU has it, chosen at run time; two SSE2 halves otherwise).
+//! (structure of arrays), so that every arithmetic step is two AVX2 instructions over the eight
+//! matrices (AVX2 where the CPU has it, chosen at run time; otherwise each matrix is
+//! [`eigh_fixed`](super::small::eigh_fixed)). The two registers (lanes 0–3, 4–7) are two
+//! independent instruction streams: a rotation is a chain of divisions and square roots whose
+//! latency, with one register (four lanes, the first version), left the vector units idle; the
+//! second stream fills them (measured 1.3–1.4× per matrix, docs/PERFORMANCE.md "Fifth session").
 //!
 //! **Same numbers as the one-matrix solver.** Each lane performs exactly the operations of
 //! [`eigh_fixed`](super::small::eigh_fixed) — the same exact power-of-two scaling, the same
@@ -11,7 +15,7 @@
 //! one-matrix solver may rotate it after an `hypot`: a backward error below `10^{−154}‖A‖`,
 //! far under the `c n ε ‖A‖₂` bound both meet. A lane whose sweep still rotates is rotated again;
 //! a lane that has stopped is left bit for bit unchanged by the later sweeps (every rotation is
-//! skipped by the same test), so running the four lanes until all have stopped gives each lane the
+//! skipped by the same test), so running the eight lanes until all have stopped gives each lane the
 //! one-matrix result (test `lanes_equal_one_matrix_jacobi`). Accuracy is therefore that of
 //! [`eigh_fixed`](super::small::eigh_fixed) (`docs/divergences.md`, "small_jacobi").
 //!
@@ -23,7 +27,7 @@
 use super::small::{Mat, SmallEigen};
 
 /// Matrices per call.
-pub const LANES: usize = 4;
+pub const LANES: usize = 8;
 
 type Lane = [f64; LANES];
 
@@ -38,120 +42,164 @@ pub fn eigh_lanes<const N: usize>(
     a: &[Mat<N>; LANES],
     vectors: bool,
 ) -> [Option<SmallEigen<N>>; LANES] {
+    let mut out = [SmallEigen::zeroed(); LANES];
+    let ok = eigh_lanes_into(a, vectors, &mut out);
+    std::array::from_fn(|l| ok[l].then_some(out[l]))
+}
+
+/// [`eigh_lanes`] written into `out` (no copy of the results): which lanes succeeded (a lane
+/// that did not holds unspecified numbers). Without `vectors` the lanes' `vectors` are the
+/// identity, as [`eigh_fixed`](super::small::eigh_fixed) returns them.
+pub fn eigh_lanes_into<const N: usize>(
+    a: &[Mat<N>; LANES],
+    vectors: bool,
+    out: &mut [SmallEigen<N>; LANES],
+) -> [bool; LANES] {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2 (checked just above).
             return if vectors {
-                unsafe { avx2::eigh_lanes::<N, true>(a) }
+                unsafe { avx2::eigh_lanes::<N, true>(a, out) }
             } else {
-                unsafe { avx2::eigh_lanes::<N, false>(a) }
+                unsafe { avx2::eigh_lanes::<N, false>(a, out) }
             };
         }
     }
-    std::array::from_fn(|l| super::small::eigh_fixed::<N>(&a[l], vectors).ok())
+    std::array::from_fn(|l| match super::small::eigh_fixed::<N>(&a[l], vectors) {
+        Ok(e) => {
+            out[l] = e;
+            true
+        }
+        Err(_) => false,
+    })
 }
 
-/// The lane-parallel Jacobi on AVX2 (one `__m256d` holds one entry of the four matrices).
+/// The lane-parallel Jacobi on AVX2 (two `__m256d` hold one entry of the eight matrices).
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::{Lane, LANES, MAX_SWEEPS};
-    use crate::spectral::small::{ascending, hermitian_copy, zeros, Mat, SmallEigen};
+    use crate::spectral::small::{power_of_two_scale, Mat, SmallEigen};
     use num_complex::Complex64;
     use std::arch::x86_64::*;
 
+    /// AVX2 registers per entry (four lanes each).
+    const R: usize = LANES / 4;
+
+    /// One entry of the [`LANES`] matrices: `R` AVX2 registers (lanes `4r … 4r + 3`). Every
+    /// operation acts on each register alike; the registers are independent instruction streams,
+    /// so the rotation's chain of divisions and square roots of one overlaps the others'.
     #[derive(Clone, Copy)]
-    struct F(__m256d);
+    struct F([__m256d; R]);
 
     impl F {
         #[inline(always)]
+        fn map(self, f: impl Fn(__m256d) -> __m256d) -> F {
+            F(std::array::from_fn(|r| f(self.0[r])))
+        }
+        #[inline(always)]
+        fn zip(self, o: F, f: impl Fn(__m256d, __m256d) -> __m256d) -> F {
+            F(std::array::from_fn(|r| f(self.0[r], o.0[r])))
+        }
+        #[inline(always)]
         fn splat(x: f64) -> F {
-            unsafe { F(_mm256_set1_pd(x)) }
+            unsafe { F([_mm256_set1_pd(x); R]) }
         }
         #[inline(always)]
         fn load(x: &Lane) -> F {
-            unsafe { F(_mm256_loadu_pd(x.as_ptr())) }
+            F(std::array::from_fn(|r| unsafe {
+                _mm256_loadu_pd(x.as_ptr().add(4 * r))
+            }))
         }
         #[inline(always)]
         fn store(self, x: &mut Lane) {
-            unsafe { _mm256_storeu_pd(x.as_mut_ptr(), self.0) }
+            for r in 0..R {
+                unsafe { _mm256_storeu_pd(x.as_mut_ptr().add(4 * r), self.0[r]) }
+            }
         }
         #[inline(always)]
         fn add(self, o: F) -> F {
-            unsafe { F(_mm256_add_pd(self.0, o.0)) }
+            self.zip(o, |a, b| unsafe { _mm256_add_pd(a, b) })
         }
         #[inline(always)]
         fn sub(self, o: F) -> F {
-            unsafe { F(_mm256_sub_pd(self.0, o.0)) }
+            self.zip(o, |a, b| unsafe { _mm256_sub_pd(a, b) })
         }
         #[inline(always)]
         fn mul(self, o: F) -> F {
-            unsafe { F(_mm256_mul_pd(self.0, o.0)) }
+            self.zip(o, |a, b| unsafe { _mm256_mul_pd(a, b) })
         }
         #[inline(always)]
         fn div(self, o: F) -> F {
-            unsafe { F(_mm256_div_pd(self.0, o.0)) }
+            self.zip(o, |a, b| unsafe { _mm256_div_pd(a, b) })
         }
         #[inline(always)]
         fn sqrt(self) -> F {
-            unsafe { F(_mm256_sqrt_pd(self.0)) }
+            self.map(|a| unsafe { _mm256_sqrt_pd(a) })
         }
         #[inline(always)]
         fn neg(self) -> F {
-            unsafe { F(_mm256_xor_pd(self.0, _mm256_set1_pd(-0.0))) }
+            self.zip(F::splat(-0.0), |a, b| unsafe { _mm256_xor_pd(a, b) })
         }
         #[inline(always)]
         fn abs(self) -> F {
-            unsafe { F(_mm256_andnot_pd(_mm256_set1_pd(-0.0), self.0)) }
+            F::splat(-0.0).zip(self, |a, b| unsafe { _mm256_andnot_pd(a, b) })
         }
         /// `f64::signum` for non-NaN lanes: ±1 with the sign bit of `self`.
         #[inline(always)]
         fn signum(self) -> F {
-            unsafe {
-                let sign = _mm256_and_pd(_mm256_set1_pd(-0.0), self.0);
-                F(_mm256_or_pd(sign, _mm256_set1_pd(1.0)))
-            }
+            F::splat(-0.0).and(self).or(F::splat(1.0))
         }
         /// All-ones lanes where `self <= o` (false for NaN).
         #[inline(always)]
         fn le(self, o: F) -> F {
-            unsafe { F(_mm256_cmp_pd::<_CMP_LE_OQ>(self.0, o.0)) }
+            self.zip(o, |a, b| unsafe { _mm256_cmp_pd::<_CMP_LE_OQ>(a, b) })
         }
         #[inline(always)]
         fn lt(self, o: F) -> F {
-            unsafe { F(_mm256_cmp_pd::<_CMP_LT_OQ>(self.0, o.0)) }
+            self.zip(o, |a, b| unsafe { _mm256_cmp_pd::<_CMP_LT_OQ>(a, b) })
+        }
+        #[inline(always)]
+        fn ge(self, o: F) -> F {
+            self.zip(o, |a, b| unsafe { _mm256_cmp_pd::<_CMP_GE_OQ>(a, b) })
         }
         #[inline(always)]
         fn gt(self, o: F) -> F {
-            unsafe { F(_mm256_cmp_pd::<_CMP_GT_OQ>(self.0, o.0)) }
+            self.zip(o, |a, b| unsafe { _mm256_cmp_pd::<_CMP_GT_OQ>(a, b) })
         }
         /// `self` where `mask` is clear, `+0` where it is set.
         #[inline(always)]
         fn and_not(self, mask: F) -> F {
-            unsafe { F(_mm256_andnot_pd(mask.0, self.0)) }
+            mask.zip(self, |m, a| unsafe { _mm256_andnot_pd(m, a) })
         }
-        /// `self` where `mask` is set, `+0` where it is clear.
+        /// `self` where `mask` is set, `+0` where it is clear (bitwise and).
         #[inline(always)]
         fn and(self, mask: F) -> F {
-            unsafe { F(_mm256_and_pd(mask.0, self.0)) }
+            self.zip(mask, |a, m| unsafe { _mm256_and_pd(a, m) })
         }
         #[inline(always)]
         fn or(self, o: F) -> F {
-            unsafe { F(_mm256_or_pd(self.0, o.0)) }
+            self.zip(o, |a, b| unsafe { _mm256_or_pd(a, b) })
         }
         /// `mask ? a : b` per lane.
         #[inline(always)]
         fn select(mask: F, a: F, b: F) -> F {
-            unsafe { F(_mm256_blendv_pd(b.0, a.0, mask.0)) }
+            F(std::array::from_fn(|r| unsafe {
+                _mm256_blendv_pd(b.0[r], a.0[r], mask.0[r])
+            }))
         }
         /// The lanes whose mask is set, as bits.
         #[inline(always)]
         fn bits(self) -> i32 {
-            unsafe { _mm256_movemask_pd(self.0) }
+            let mut b = 0;
+            for r in 0..R {
+                b |= unsafe { _mm256_movemask_pd(self.0[r]) } << (4 * r);
+            }
+            b
         }
     }
 
-    /// Complex `(re, im)` of four lanes.
+    /// Complex `(re, im)` of the eight lanes.
     #[derive(Clone, Copy)]
     struct C(F, F);
 
@@ -176,35 +224,54 @@ mod avx2 {
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn eigh_lanes<const N: usize, const VECTORS: bool>(
         a: &[Mat<N>; LANES],
-    ) -> [Option<SmallEigen<N>>; LANES] {
+        out: &mut [SmallEigen<N>; LANES],
+    ) -> [bool; LANES] {
         let vectors = VECTORS;
         let mut ok = [true; LANES];
         let mut scale = [1.0; LANES];
         let mut re = [[[0.0; LANES]; N]; N];
         let mut im = [[[0.0; LANES]; N]; N];
-        // the one-matrix solver's `hermitian_copy`, lane by lane (a failed lane stays zero: it
-        // converges at once and is answered None)
+        // the one-matrix solver's `hermitian_copy`, lane by lane: the lower triangle and its
+        // mirror (real diagonal), finite entries, the power-of-two scale of the largest entry —
+        // applied below, in the vector registers (the same products: `(−x)·s = −(x·s)`). A failed
+        // lane stays zero: it converges at once and is answered `false`.
         for l in 0..LANES {
-            match hermitian_copy::<N>(&a[l]) {
-                Ok((h, s)) => {
-                    scale[l] = s;
-                    for i in 0..N {
-                        for j in 0..N {
-                            re[i][j][l] = h[i][j].re;
-                            im[i][j][l] = h[i][j].im;
-                        }
-                    }
+            let a = &a[l];
+            let (mut big, mut finite) = (0.0f64, true);
+            for i in 0..N {
+                for j in 0..i {
+                    let z = a[i][j];
+                    finite &= z.re.is_finite() && z.im.is_finite();
+                    big = big.max(z.re.abs()).max(z.im.abs());
                 }
-                Err(_) => ok[l] = false,
+                let d = a[i][i].re;
+                finite &= d.is_finite();
+                big = big.max(d.abs());
+            }
+            if !finite {
+                ok[l] = false;
+                continue;
+            }
+            scale[l] = power_of_two_scale(big);
+            for i in 0..N {
+                for j in 0..i {
+                    let z = a[i][j];
+                    re[i][j][l] = z.re;
+                    im[i][j][l] = z.im;
+                    re[j][i][l] = z.re;
+                    im[j][i][l] = -z.im;
+                }
+                re[i][i][l] = a[i][i].re;
             }
         }
         let zero = F::splat(0.0);
         let one = F::splat(1.0);
+        let s = F::load(&scale);
         let mut m = [[C(zero, zero); N]; N];
         let mut v = [[C(zero, zero); N]; N];
         for i in 0..N {
             for j in 0..N {
-                m[i][j] = C(F::load(&re[i][j]), F::load(&im[i][j]));
+                m[i][j] = C(F::load(&re[i][j]).mul(s), F::load(&im[i][j]).mul(s));
             }
             v[i][i] = C(one, zero);
         }
@@ -212,6 +279,7 @@ mod avx2 {
         let eps2 = F::splat(f64::EPSILON * f64::EPSILON);
         let tiny = F::splat(f64::MIN_POSITIVE);
         let (two, half, big) = (F::splat(2.0), F::splat(0.5), F::splat(1e150));
+        let (four, normal) = (F::splat(4.0), F::splat(f64::from_bits(223u64 << 52))); // 2^{−800}
         let all = (1 << LANES) - 1;
         let mut converged = if N < 2 { all } else { 0 };
         let mut sweeps = 0;
@@ -223,11 +291,23 @@ mod avx2 {
                     let g = m[p][q];
                     let (app, aqq) = (m[p][p].0, m[q][q].0);
                     let abs2 = g.0.mul(g.0).add(g.1.mul(g.1));
+                    // the one-matrix skip test `abs2 ≤ ε²|a_pp a_qq| ∨ abs2 < 2^{−1022} ∨
+                    // √abs2 ≤ ε√(|a_pp||a_qq|)`; its last square root is taken only where the
+                    // first two leave the decision open: where `abs2 > 4ε²|a_pp a_qq|` with that
+                    // bound normal, the third test is false (ε² = 2^{−104} scales exactly, so
+                    // √abs2 > 2ε√P(1 − u) > ε√P(1 + u) ≥ fl(ε fl(√P))) — the same decisions
+                    let bound = eps2.mul(app.mul(aqq).abs());
+                    let skip = abs2.le(bound).or(abs2.lt(tiny));
+                    if skip.bits() == all {
+                        continue;
+                    }
                     let abs = abs2.sqrt();
-                    let skip = abs2
-                        .le(eps2.mul(app.mul(aqq).abs()))
-                        .or(abs2.lt(tiny))
-                        .or(abs.le(eps.mul(app.abs().mul(aqq.abs()).sqrt())));
+                    let open = skip.or(abs2.gt(four.mul(bound)).and(bound.ge(normal)));
+                    let skip = if open.bits() == all {
+                        skip
+                    } else {
+                        skip.or(abs.le(eps.mul(app.abs().mul(aqq.abs()).sqrt())))
+                    };
                     let rot = !skip.bits() & all;
                     if rot == 0 {
                         continue;
@@ -288,23 +368,36 @@ mod avx2 {
         }
         std::array::from_fn(|l| {
             if !(ok[l] && converged & (1 << l) != 0) {
-                return None;
+                return false;
             }
-            let mut values = [0.0; N];
-            let mut vecs = zeros::<N>();
+            // `ascending`'s insertion sort, the columns gathered once in sorted order
+            let e = &mut out[l];
+            let mut order = [0usize; N];
             for k in 0..N {
-                values[k] = re[k][k][l] / scale[l];
+                e.values[k] = re[k][k][l] / scale[l];
+                order[k] = k;
             }
-            for i in 0..N {
-                if vectors {
-                    for j in 0..N {
-                        vecs[i][j] = Complex64::new(vr[i][j][l], vi[i][j][l]);
-                    }
-                } else {
-                    vecs[i][i] = Complex64::new(1.0, 0.0);
+            for k in 1..N {
+                let mut j = k;
+                while j > 0 && e.values[j - 1] > e.values[j] {
+                    e.values.swap(j - 1, j);
+                    order.swap(j - 1, j);
+                    j -= 1;
                 }
             }
-            Some(ascending(values, vecs, vectors))
+            for i in 0..N {
+                for k in 0..N {
+                    e.vectors[i][k] = if vectors {
+                        let o = order[k];
+                        Complex64::new(vr[i][o][l], vi[i][o][l])
+                    } else if i == k {
+                        Complex64::new(1.0, 0.0)
+                    } else {
+                        Complex64::new(0.0, 0.0)
+                    };
+                }
+            }
+            true
         })
     }
 }
@@ -402,7 +495,7 @@ mod tests {
         for e in [600, -600] {
             out.push(base.map(|r| r.map(|z| z * 2f64.powi(e))));
         }
-        out.extend([base; 4]); // one group of four equal matrices
+        out.extend([base; LANES]); // one group of equal matrices
         while out.len() % LANES != 0 {
             out.push(base);
         }
@@ -415,12 +508,36 @@ mod tests {
             let a: &[Mat<N>; LANES] = group.try_into().unwrap();
             for vectors in [true, false] {
                 let got = eigh_lanes::<N>(a, vectors);
+                let mut into = [SmallEigen::zeroed(); LANES];
+                let solved = eigh_lanes_into::<N>(a, vectors, &mut into);
                 for l in 0..LANES {
                     let want = eigh_fixed::<N>(&a[l], vectors).unwrap();
                     let e = got[l].expect("converged");
                     // the one-matrix solver's numbers (== also equates ±0)
                     assert_eq!(e.values, want.values, "N={N} group {g} lane {l}");
                     assert_eq!(e.vectors, want.vectors, "N={N} group {g} lane {l}");
+                    assert!(solved[l]);
+                    assert_eq!(into[l].values, e.values);
+                    assert_eq!(into[l].vectors, e.vectors);
+                    if vectors {
+                        // small_jacobi's bounds (docs/divergences.md): residual and
+                        // orthonormality within 8Nε (relative to max|λ|)
+                        let norm = e.values.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+                        let tol = 8.0 * N as f64 * f64::EPSILON;
+                        for i in 0..N {
+                            for k in 0..N {
+                                let av: Complex64 =
+                                    (0..N).map(|j| a[l][i][j] * e.vectors[j][k]).sum();
+                                let r = (av - e.vectors[i][k] * e.values[k]).norm();
+                                assert!(r <= tol * norm.max(f64::MIN_POSITIVE), "residual {r}");
+                                let g: Complex64 = (0..N)
+                                    .map(|j| e.vectors[j][i].conj() * e.vectors[j][k])
+                                    .sum();
+                                let o = (g - if i == k { 1.0 } else { 0.0 }).norm();
+                                assert!(o <= tol, "orthonormality {o}");
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -300,25 +300,88 @@ fn check_both(
     Ok(())
 }
 
+/// With default (two) BLAS threads, [`schedule`] runs everything on the calling thread
+/// ([`Schedule::Caller`]) below this dimension ([`AUTO_FAER_FROM`](crate::spectral::AUTO_FAER_FROM)):
+/// there a pool task lost to numpy's spinning OpenBLAS worker (docs/PERFORMANCE.md, hockey18).
+pub const CALLER_BELOW: usize = crate::spectral::AUTO_FAER_FROM;
+
+/// Smallest dimension from which [`schedule`] solves with faer's values-only solver split through
+/// rayon's pool ([`Schedule::OverlapFaer`]) when BLAS runs more than one thread outside pins: the
+/// smallest measured dimension where it won the same-run comparisons (d = 512; at d = 256 it tied
+/// with [`Schedule::Overlap`], docs/PERFORMANCE.md, hockey18).
+pub const FAER_VALUES_FROM: usize = 512;
+
+/// How [`difference_from_matrices`] runs the two inputs' checks and the solves of `ρ − γσ`
+/// (docs/PERFORMANCE.md, "Hockey-stick thread policy (hockey18)"). Every schedule gives the same
+/// accept/reject decisions and errors; the values are the same to rounding — bit for bit between
+/// [`Sequential`](Schedule::Sequential), [`Overlap`](Schedule::Overlap) and
+/// [`Caller`](Schedule::Caller) at equal BLAS thread counts, while
+/// [`OverlapFaer`](Schedule::OverlapFaer) solves with faer instead of LAPACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    /// `DensityMatrix::with_options(ρ)`, `(σ)`, `Pair::new`, the values, one after the other
+    /// with the caller's thread counts.
+    Sequential,
+    /// Both checks as one task on a rayon pool thread while the calling thread forms each
+    /// difference and solves it with LAPACK on its own buffer; OpenBLAS at one thread.
+    Overlap,
+    /// The checks, then the LAPACK solves, all on the calling thread with OpenBLAS at one thread:
+    /// no pool task (a worker of another BLAS pool that spins after its call — numpy's, with
+    /// default threads — then takes no core from this call's second thread).
+    Caller,
+    /// The checks as one rayon task while faer's values-only solver splits `ρ − γσ` through
+    /// rayon's pool (OpenBLAS pinned to one thread, faer's parallelism as set): the core that
+    /// finishes the checks joins the solve by work stealing. Needs the `faer` feature (else
+    /// [`Overlap`](Schedule::Overlap) runs).
+    OverlapFaer,
+}
+
+/// The schedule [`difference_from_matrices`] takes for two `d × d` inputs with `backend`:
+///
+/// * [`Sequential`](Schedule::Sequential) below [`OVERLAP_FROM`], when `backend` puts `d` on the
+///   GPU, when rayon has one thread, or when BLAS runs more than two threads now (many cores:
+///   the threaded solve);
+/// * [`Overlap`](Schedule::Overlap) when BLAS runs one thread outside pins
+///   ([`blas_threads_unpinned`](crate::spectral::blas_threads_unpinned); e.g.
+///   `OPENBLAS_NUM_THREADS=1`), or for a backend other than `Auto` from [`FAER_VALUES_FROM`];
+/// * otherwise (default threads) [`Caller`](Schedule::Caller) below [`CALLER_BELOW`],
+///   [`Overlap`](Schedule::Overlap) below [`FAER_VALUES_FROM`] and
+///   [`OverlapFaer`](Schedule::OverlapFaer) from it (`Backend::Auto`, `faer` feature).
+pub fn schedule(d: usize, backend: Backend) -> Schedule {
+    if !super::from_matrices::side_by_side(d, backend) {
+        return Schedule::Sequential;
+    }
+    if crate::spectral::blas_threads_unpinned() <= 1 {
+        Schedule::Overlap
+    } else if d < CALLER_BELOW {
+        Schedule::Caller
+    } else if d >= FAER_VALUES_FROM && cfg!(feature = "faer") && backend == Backend::Auto {
+        Schedule::OverlapFaer
+    } else {
+        Schedule::Overlap
+    }
+}
+
 /// The hockey-stick divergences or the trace distance of two raw matrices, with the results and
 /// errors of `DensityMatrix::with_options(ρ)`, `DensityMatrix::with_options(σ)`, [`Pair::new`]
 /// and [`Pair::hockey_stick`] (each γ in order) / [`Pair::trace_distance`] run one after the
 /// other — the same accept/reject decisions, the same first error, the same values.
 ///
-/// What differs is the schedule. Neither state is decomposed, so validation is the cost on top of
-/// the solve: the `O(d²)` checks and a shifted Cholesky factorisation per input
-/// (docs/conventions.md, "Validation tolerance"). Both inputs' validations (on copies, in the
-/// sequential order) run as one task on a rayon pool thread while the calling thread solves: it
-/// forms each `ρ − γσ` straight from the raw inputs with validation's own symmetrisation (the same
-/// operations, so the same matrix as from the validated states, bit for bit) and runs the
-/// values-only eigensolve; a value is returned only when both checks accepted (a rejection also
-/// stops solves not yet started). This overlap is taken when BLAS runs at most two threads (the
-/// section pins it to one thread, the thread policy of
-/// [`crate::spectral::with_single_blas_thread`]: two single-threaded tasks use the cores that two
-/// BLAS threads would), rayon has at least two threads, the dimension is at least
-/// [`OVERLAP_FROM`], the dimensions agree, every γ is valid and `backend` keeps this dimension on
-/// the host (`from_matrices::side_by_side`); otherwise — and when a difference is not finite —
-/// the calls run one after the other.
+/// What differs is the schedule ([`schedule`]). Neither state is decomposed, so validation is the
+/// cost on top of the solve: the `O(d²)` checks and a shifted Cholesky factorisation per input
+/// (docs/conventions.md, "Validation tolerance"). Except in the sequential schedule, both inputs'
+/// validations run on copies in the sequential order, and each `ρ − γσ` is formed straight from
+/// the raw inputs with validation's own symmetrisation (the same operations, so the same matrix
+/// as from the validated states, bit for bit) and solved values-only; a value is returned only
+/// when both checks accepted (a rejection also stops solves not yet started). With one BLAS
+/// thread ([`Schedule::Overlap`]) the checks run on a pool thread beside the caller's LAPACK
+/// solve, the values bit for bit those of the sequential calls at one BLAS thread; with default
+/// (two) BLAS threads everything runs on the calling thread below [`CALLER_BELOW`]
+/// ([`Schedule::Caller`], the same values), the overlap runs below [`FAER_VALUES_FROM`] and
+/// faer's values-only solver shares rayon's pool with the checks from it
+/// ([`Schedule::OverlapFaer`], the values to rounding). The dimensions must
+/// agree and every γ be valid for any but the sequential schedule, which also decides when a
+/// difference is not finite.
 ///
 /// Errors: a validation error tagged with its operand (ρ's first); then
 /// [`Error::DimensionMismatch`], the γ check and [`Error::Eigensolver`] untagged.
@@ -329,40 +392,79 @@ pub fn difference_from_matrices(
     tol: Tolerance,
     backend: Backend,
 ) -> std::result::Result<Vec<f64>, OperandError> {
+    let s = schedule(rho.nrows(), backend);
+    difference_with_schedule(rho, sigma, what, tol, backend, s)
+}
+
+/// [`difference_from_matrices`] in the given schedule (for tests and benchmarks; the same
+/// results and errors as every other schedule, see [`Schedule`]). Unequal dimensions or an
+/// invalid γ take the sequential schedule, as do non-finite differences.
+pub fn difference_with_schedule(
+    rho: Array2<Complex64>,
+    sigma: Array2<Complex64>,
+    what: Difference<'_>,
+    tol: Tolerance,
+    backend: Backend,
+    schedule: Schedule,
+) -> std::result::Result<Vec<f64>, OperandError> {
     let d = rho.nrows();
     let gammas_ok = match what {
         Difference::HockeyStick(g) => g.iter().all(|&x| check_gamma(x).is_ok()),
         Difference::TraceDistance => true,
     };
-    let overlap = rho.dim() == (d, d)
-        && sigma.dim() == (d, d)
-        && gammas_ok
-        && super::from_matrices::side_by_side(d, backend);
-    if !overlap {
-        return sequential(rho, sigma, what, tol, backend);
-    }
-    // the checks (both inputs, in the sequential order) on a pool thread, the solves here from
-    // the raw inputs; the solves' symmetrisation is validation's, so the values are those of the
-    // validated matrices
+    let square = rho.dim() == (d, d) && sigma.dim() == (d, d);
+    let schedule = match schedule {
+        _ if !(square && gammas_ok) => Schedule::Sequential,
+        Schedule::OverlapFaer if !cfg!(feature = "faer") => Schedule::Overlap,
+        s => s,
+    };
     let abort = AtomicBool::new(false);
-    let mut checked = None;
-    let vals = crate::spectral::with_single_blas_thread(|| {
-        rayon::in_place_scope(|s| {
-            s.spawn(|_| {
-                let c = check_both(&rho, &sigma, tol, backend);
-                abort.store(c.is_err(), Ordering::Relaxed);
-                checked = Some(c);
-            });
-            raw_values(&rho, &sigma, what, backend, &abort)
-        })
-    });
-    // the scope has joined the checks
-    checked.expect("the checks ran")?;
+    let vals = match schedule {
+        Schedule::Sequential => return sequential(rho, sigma, what, tol, backend),
+        Schedule::Caller => crate::spectral::with_single_blas_thread(|| {
+            check_both(&rho, &sigma, tol, backend)?;
+            Ok(raw_values(&rho, &sigma, what, backend, &abort))
+        })?,
+        Schedule::Overlap => crate::spectral::with_single_blas_thread(|| {
+            beside_checks(&rho, &sigma, what, tol, backend, backend, &abort)
+        })?,
+        // faer keeps its parallelism: its solve splits through rayon's pool, which the checks'
+        // thread joins once they are done
+        Schedule::OverlapFaer => crate::spectral::with_blas_pinned(|| {
+            beside_checks(&rho, &sigma, what, tol, backend, Backend::Faer, &abort)
+        })?,
+    };
     match vals {
         Some(v) => v.map_err(|e| (None, e)),
         // a difference was not finite (an overflow of γσ): the sequential route decides
         None => sequential(rho, sigma, what, tol, backend),
     }
+}
+
+/// The checks (both inputs, in the sequential order, with `backend`) as one task on a rayon pool
+/// thread while the calling thread forms and solves the differences with `solver`; the checks'
+/// error first, the values once both accepted.
+fn beside_checks(
+    rho: &Array2<Complex64>,
+    sigma: &Array2<Complex64>,
+    what: Difference<'_>,
+    tol: Tolerance,
+    backend: Backend,
+    solver: Backend,
+    abort: &AtomicBool,
+) -> std::result::Result<Option<crate::Result<Vec<f64>>>, OperandError> {
+    let mut checked = None;
+    let vals = rayon::in_place_scope(|s| {
+        s.spawn(|_| {
+            let c = check_both(rho, sigma, tol, backend);
+            abort.store(c.is_err(), Ordering::Relaxed);
+            checked = Some(c);
+        });
+        raw_values(rho, sigma, what, solver, abort)
+    });
+    // the scope has joined the checks
+    checked.expect("the checks ran")?;
+    Ok(vals)
 }
 
 /// [`difference_from_matrices`] one call after the other.
@@ -394,6 +496,150 @@ mod tests {
         Array2::from_shape_fn((r, r), |_| {
             Complex64::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5)
         })
+    }
+
+    use crate::divergence::from_matrices::tests::hs;
+
+    /// A rayon pool of two threads (the schedules' configuration on two cores).
+    fn two_threads() -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap()
+    }
+
+    const SCHEDULES: [Schedule; 4] = [
+        Schedule::Sequential,
+        Schedule::Overlap,
+        Schedule::Caller,
+        Schedule::OverlapFaer,
+    ];
+
+    /// Every schedule gives the sequential calls' results: the same errors (and operands) for
+    /// inputs rejected on either side or both, unequal dimensions and an invalid γ; the same values
+    /// bit for bit for `Overlap` and `Caller` at the same (one) BLAS thread count, and for
+    /// `OverlapFaer` within 1e-13 of them (faer's solver instead of LAPACK's) — with faer
+    /// sequential (inside the one-thread pin) and with faer splitting through a two-thread pool.
+    #[test]
+    fn every_schedule_gives_the_sequential_results() {
+        let _serial = crate::spectral::test_thread_counts_lock();
+        let pool = two_threads();
+        let gammas = [std::f64::consts::E, 1.0, 0.25];
+        let bad_gamma = [1.0, -1.0];
+        for (k, d) in [OVERLAP_FROM, 70, 200].into_iter().enumerate() {
+            let (rho, sigma) = (hs(d, 40 + k as u64), hs(d, 50 + k as u64));
+            // a negative diagonal entry (not PSD, far beyond the tolerance), unit trace kept
+            let mut not_psd = sigma.clone();
+            not_psd[[0, 0]] -= 0.5;
+            not_psd[[1, 1]] += 0.5;
+            let mut not_herm = rho.clone();
+            not_herm[[0, 1]] += Complex64::new(0.1, 0.0);
+            let cases = [
+                (rho.clone(), sigma.clone()),
+                (not_psd.clone(), rho.clone()),
+                (rho.clone(), not_psd.clone()),
+                (not_herm.clone(), not_psd.clone()),
+                (rho.clone(), not_herm.clone()),
+                (rho.clone(), hs(d + 1, 3)),
+            ];
+            for (c, (a, b)) in cases.iter().enumerate() {
+                for what in [
+                    Difference::HockeyStick(&gammas),
+                    Difference::TraceDistance,
+                    Difference::HockeyStick(&bad_gamma),
+                ] {
+                    let run = |s: Schedule, pinned: bool| {
+                        let f = || {
+                            difference_with_schedule(
+                                a.clone(),
+                                b.clone(),
+                                what,
+                                Tolerance::default(),
+                                Backend::Auto,
+                                s,
+                            )
+                        };
+                        pool.install(|| {
+                            if pinned {
+                                crate::spectral::with_single_blas_thread(f)
+                            } else {
+                                f()
+                            }
+                        })
+                    };
+                    let want = run(Schedule::Sequential, true);
+                    for s in SCHEDULES {
+                        for pinned in [true, false] {
+                            let got = run(s, pinned);
+                            let tag = format!("d = {d}, case {c}, {what:?}, {s:?}, {pinned}");
+                            match (&got, &want) {
+                                (Ok(x), Ok(y)) if s == Schedule::OverlapFaer || !pinned => {
+                                    assert_eq!(x.len(), y.len(), "{tag}");
+                                    for (u, v) in x.iter().zip(y) {
+                                        assert!((u - v).abs() <= 1e-13, "{tag}: {u} vs {v}");
+                                    }
+                                }
+                                _ => assert_eq!(format!("{got:?}"), format!("{want:?}"), "{tag}"),
+                            }
+                        }
+                    }
+                    if c == 0 && !matches!(what, Difference::HockeyStick(g) if g.len() == 2) {
+                        assert!(want.is_ok(), "d = {d}: {want:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The policy of [`schedule`]: the user's BLAS thread count decides (a pin around the call
+    /// does not hide it), then the dimension and the backend.
+    #[test]
+    fn schedule_follows_the_thread_policy() {
+        let _serial = crate::spectral::test_thread_counts_lock();
+        let pool = two_threads();
+        let before = crate::spectral::blas_threads();
+        pool.install(|| {
+            assert_eq!(
+                schedule(OVERLAP_FROM - 1, Backend::Auto),
+                Schedule::Sequential
+            );
+            crate::spectral::set_blas_threads(1);
+            for d in [OVERLAP_FROM, 64, CALLER_BELOW, FAER_VALUES_FROM] {
+                assert_eq!(schedule(d, Backend::Auto), Schedule::Overlap, "d = {d}");
+            }
+            if cfg!(feature = "openblas") {
+                crate::spectral::set_blas_threads(2);
+                for d in [OVERLAP_FROM, 64, CALLER_BELOW - 1] {
+                    assert_eq!(schedule(d, Backend::Auto), Schedule::Caller, "d = {d}");
+                    let pinned =
+                        crate::spectral::with_single_blas_thread(|| schedule(d, Backend::Auto));
+                    assert_eq!(pinned, Schedule::Caller, "d = {d}, pinned");
+                }
+                let large = if cfg!(feature = "faer") {
+                    Schedule::OverlapFaer
+                } else {
+                    Schedule::Overlap
+                };
+                for d in [CALLER_BELOW, FAER_VALUES_FROM - 1] {
+                    assert_eq!(schedule(d, Backend::Auto), Schedule::Overlap, "d = {d}");
+                }
+                for d in [FAER_VALUES_FROM, 1024] {
+                    assert_eq!(schedule(d, Backend::Auto), large, "d = {d}");
+                    assert_eq!(schedule(d, Backend::Lapack), Schedule::Overlap, "d = {d}");
+                }
+                crate::spectral::set_blas_threads(3);
+                assert_eq!(schedule(64, Backend::Auto), Schedule::Sequential);
+            }
+        });
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        assert_eq!(
+            one.install(|| schedule(64, Backend::Auto)),
+            Schedule::Sequential
+        );
+        crate::spectral::set_blas_threads(before);
     }
 
     /// The difference read from raw matrices is `f` of the validated (symmetrised) matrices,

@@ -162,11 +162,12 @@ pub fn states_from_matrices(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use rand::SeedableRng;
 
-    fn hs(d: usize, seed: u64) -> Array2<Complex64> {
+    /// A seeded Hilbert–Schmidt random `d × d` state's matrix.
+    pub(crate) fn hs(d: usize, seed: u64) -> Array2<Complex64> {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         DensityMatrix::random_hilbert_schmidt(d, d, &mut rng)
             .unwrap()

@@ -14,9 +14,11 @@
 //! * [`sandwich_frobenius`]: `Tr M` and `‖M‖_F²` of the matrix [`sandwich_in_place`] builds — the
 //!   two power sums of its spectrum that the divergence of order 2 needs.
 //! * [`eigvalsh_in_place`]: values only; the two-stage reduction from [`TWO_STAGE_FROM`] on
-//!   (`dsytrd_sy2sb`: full → band by BLAS-3 blocks; `dsytrd_sb2st`: band → tridiagonal in cache,
-//!   on one BLAS thread; `dsterf`), the one-stage `dsyevd` below, where the matrix fits in cache
-//!   and its BLAS-2 half is cheap.
+//!   (`dsytrd_sy2sb`: full → band by BLAS-3 blocks; band → tridiagonal in cache by LAPACK's
+//!   bulge-chasing kernels, its sweeps on two threads ([`band_to_tridiagonal_two_threads`]);
+//!   `dsterf`), the one-stage `dsyevd` below, where the matrix fits in cache and its BLAS-2 half
+//!   is cheap. [`sandwich_eigvalsh`]: the same for `M_γ`, built on the triangle LAPACK reads (no
+//!   mirroring pass).
 //! * [`sandwich_in_place`]: `a·K + b·W Wᵀ` with `W = C diag(s)`, by `dsyrk` rank-`k` updates of
 //!   one triangle over column blocks of `C` (half the flops of a gemm, `n·k` extra memory).
 
@@ -178,9 +180,11 @@ fn syevd(buf: &mut [f64], n: usize, vectors: bool) -> Result<Vec<f64>> {
 
 /// Eigenvalues (ascending) of the `n × n` symmetric matrix in `buf` (column-major, lower triangle
 /// read, destroyed) by the two-stage reduction: `dsytrd_sy2sb` (full → band of width [`BAND`],
-/// BLAS-3, default BLAS threads), `dsytrd_sb2st` (band → tridiagonal, on one BLAS thread: it is
-/// serial, and OpenBLAS's threading of its many small calls only costs time), `dsterf`.
-/// The stages of `dsyevd_2stage`'s values-only path, called one by one.
+/// BLAS-3, default BLAS threads), the band → tridiagonal stage on one BLAS thread (OpenBLAS's
+/// threading of its many small calls only costs time) — from [`PARALLEL_CHASE_FROM`] its sweeps
+/// on two threads ([`band_to_tridiagonal_two_threads`], bitwise `dsytrd_sb2st`'s result), below
+/// `dsytrd_sb2st` itself — then `dsterf`. The stages of `dsyevd_2stage`'s values-only path,
+/// called one by one.
 fn two_stage_values(buf: &mut [f64], n: usize) -> Result<Vec<f64>> {
     let ni = dim_i32(n)?;
     assert_eq!(
@@ -190,6 +194,35 @@ fn two_stage_values(buf: &mut [f64], n: usize) -> Result<Vec<f64>> {
         buf.len()
     );
     let kd = BAND.min(n.saturating_sub(1)).max(1);
+    let mut ab = full_to_band(buf, n, kd)?;
+    with_single_blas_thread(|| -> Result<Vec<f64>> {
+        // second stage: band → tridiagonal (bulge chasing), on two threads where it pays
+        let (mut d, mut e) = if kd >= 2 && n >= PARALLEL_CHASE_FROM {
+            band_to_tridiagonal_two_threads(&ab, n, kd)
+        } else {
+            band_to_tridiagonal_lapack(&mut ab, n, kd)?
+        };
+        let mut info = 0;
+        // SAFETY: `d` has n elements and `e` at least n − 1.
+        unsafe { lapack::dsterf(ni, &mut d, &mut e, &mut info) };
+        if info != 0 {
+            return Err(lapack_error("dsterf", info));
+        }
+        Ok(d)
+    })
+    .and_then(|d| {
+        if d.iter().any(|v| !v.is_finite()) {
+            return Err(lapack_error("dsterf", i32::MAX));
+        }
+        Ok(d)
+    })
+}
+
+/// The first stage, `dsytrd_sy2sb('L')`: the band (lower storage, `(kd+1) × n`, `ldab = kd + 1`)
+/// of the `n × n` symmetric matrix in `buf` (column-major, lower triangle read, destroyed).
+fn full_to_band(buf: &mut [f64], n: usize, kd: usize) -> Result<Vec<f64>> {
+    let ni = dim_i32(n)?;
+    assert_eq!(buf.len(), n * n, "full_to_band: buffer of {}", buf.len());
     let (kdi, ldab) = (dim_i32(kd)?, dim_i32(kd + 1)?);
     let mut ab = vec![0.0; (kd + 1) * n];
     let mut tau = vec![0.0; n];
@@ -223,61 +256,235 @@ fn two_stage_values(buf: &mut [f64], n: usize) -> Result<Vec<f64>> {
     sy2sb(&mut wq, -1)?;
     let lw = work_len("dsytrd_sy2sb", wq[0])?.max(n * kd);
     sy2sb(&mut vec![0.0; lw], dim_i32(lw)?)?;
+    Ok(ab)
+}
+
+/// `dsytrd_sb2st('N', 'N', 'L')`: the tridiagonal `(d, e)` (`e` of length `n`, last entry unused)
+/// of the symmetric band matrix `ab` (lower storage, `(kd+1) × n`, `ldab = kd + 1`; destroyed).
+/// LAPACK's serial bulge chasing: the reference of [`band_to_tridiagonal_two_threads`].
+fn band_to_tridiagonal_lapack(ab: &mut [f64], n: usize, kd: usize) -> Result<(Vec<f64>, Vec<f64>)> {
+    let (ni, kdi, ldab) = (dim_i32(n)?, dim_i32(kd)?, dim_i32(kd + 1)?);
+    assert_eq!(
+        ab.len(),
+        (kd + 1) * n,
+        "band_to_tridiagonal_lapack: band of {}",
+        ab.len()
+    );
     let mut d = vec![0.0; n];
     let mut e = vec![0.0; n];
-    with_single_blas_thread(|| -> Result<()> {
-        // second stage: queries of both workspaces (−1 each), then the call
-        let mut sb2st = |hous: &mut [f64], lh: i32, work: &mut [f64], lw: i32| -> Result<()> {
-            assert!(lh == -1 || usize::try_from(lh).is_ok_and(|l| l <= hous.len()));
-            assert!(lw == -1 || usize::try_from(lw).is_ok_and(|l| l <= work.len()));
-            let mut info = 0;
-            // SAFETY: `ab` is (kd+1)×n with ldab = kd+1, `d` has n and `e` n ≥ n − 1 elements,
-            // the workspaces hold the lengths passed (one element each for the query).
-            unsafe {
-                dsytrd_sb2st_(
-                    &b'N',
-                    &b'N',
-                    &b'L',
-                    &ni,
-                    &kdi,
-                    ab.as_mut_ptr(),
-                    &ldab,
-                    d.as_mut_ptr(),
-                    e.as_mut_ptr(),
-                    hous.as_mut_ptr(),
-                    &lh,
-                    work.as_mut_ptr(),
-                    &lw,
-                    &mut info,
-                );
-            }
-            if info != 0 {
-                return Err(lapack_error("dsytrd_sb2st", info));
-            }
-            Ok(())
-        };
-        let (mut hq, mut wq) = ([0.0f64], [0.0f64]);
-        sb2st(&mut hq, -1, &mut wq, -1)?;
-        let lh = work_len("dsytrd_sb2st", hq[0])?;
-        let lw = work_len("dsytrd_sb2st", wq[0])?;
-        sb2st(
-            &mut vec![0.0; lh],
-            dim_i32(lh)?,
-            &mut vec![0.0; lw],
-            dim_i32(lw)?,
-        )?;
+    // queries of both workspaces (−1 each), then the call
+    let mut sb2st = |hous: &mut [f64], lh: i32, work: &mut [f64], lw: i32| -> Result<()> {
+        assert!(lh == -1 || usize::try_from(lh).is_ok_and(|l| l <= hous.len()));
+        assert!(lw == -1 || usize::try_from(lw).is_ok_and(|l| l <= work.len()));
         let mut info = 0;
-        // SAFETY: `d` has n elements and `e` at least n − 1.
-        unsafe { lapack::dsterf(ni, &mut d, &mut e, &mut info) };
+        // SAFETY: `ab` is (kd+1)×n with ldab = kd+1, `d` has n and `e` n ≥ n − 1 elements,
+        // the workspaces hold the lengths passed (one element each for the query).
+        unsafe {
+            dsytrd_sb2st_(
+                &b'N',
+                &b'N',
+                &b'L',
+                &ni,
+                &kdi,
+                ab.as_mut_ptr(),
+                &ldab,
+                d.as_mut_ptr(),
+                e.as_mut_ptr(),
+                hous.as_mut_ptr(),
+                &lh,
+                work.as_mut_ptr(),
+                &lw,
+                &mut info,
+            );
+        }
         if info != 0 {
-            return Err(lapack_error("dsterf", info));
+            return Err(lapack_error("dsytrd_sb2st", info));
         }
         Ok(())
-    })?;
-    if d.iter().any(|v| !v.is_finite()) {
-        return Err(lapack_error("dsterf", i32::MAX));
+    };
+    let (mut hq, mut wq) = ([0.0f64], [0.0f64]);
+    sb2st(&mut hq, -1, &mut wq, -1)?;
+    let lh = work_len("dsytrd_sb2st", hq[0])?;
+    let lw = work_len("dsytrd_sb2st", wq[0])?;
+    sb2st(
+        &mut vec![0.0; lh],
+        dim_i32(lh)?,
+        &mut vec![0.0; lw],
+        dim_i32(lw)?,
+    )?;
+    Ok((d, e))
+}
+
+/// From this dimension on, [`two_stage_values`] chases the bulges on two threads
+/// ([`band_to_tridiagonal_two_threads`]).
+pub const PARALLEL_CHASE_FROM: usize = 1024;
+
+/// One call of LAPACK's bulge-chasing kernel `dsb2st_kernels`: its type and its row range
+/// `st..=ed` (1-based, as `dsytrd_sb2st` computes them).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct ChaseStep {
+    ttype: i32,
+    st: i32,
+    ed: i32,
+}
+
+/// The kernel calls of `dsytrd_sb2st`'s main loop for an `n × n` band of width `kd` (its serial
+/// branch, `THGRSIZ = N`, `GRSIZ = 1`, `SHIFT = 3`), grouped by sweep: `out[s − 1]` lists the
+/// steps `MYID = 1, 2, …` of sweep `s` in order. The loop runs, at each time `I` and for
+/// `M = 1, 2, 3`, step `3(I − s) + M` of every active sweep `s`, so sweep `s` is three steps behind
+/// sweep `s − 1`; a sweep ends with the step whose block reaches row `n − 1`.
+fn chase_schedule(n: usize, kd: usize) -> Vec<Vec<ChaseStep>> {
+    assert!(n >= 2 && kd >= 1);
+    let mut sweeps: Vec<Vec<ChaseStep>> = vec![Vec::new(); n - 1];
+    let (thed, mut stt) = (n - 1, 1usize);
+    'outer: for i in 1..n {
+        let ed = i.min(thed);
+        if stt > ed {
+            break 'outer;
+        }
+        for m in 1..=3 {
+            let st = stt;
+            for sweep in st..=ed {
+                let myid = (i - sweep) * 3 + m;
+                let ttype = if myid == 1 { 1 } else { myid % 2 + 2 };
+                let colpt = if ttype == 2 {
+                    (myid / 2) * kd + sweep
+                } else {
+                    myid.div_ceil(2) * kd + sweep
+                };
+                let (stind, edind) = (colpt + 1 - kd, colpt.min(n));
+                let blklastind = if ttype == 2 {
+                    colpt
+                } else if stind + 1 >= edind && edind == n {
+                    n
+                } else {
+                    0
+                };
+                let steps = &mut sweeps[sweep - 1];
+                assert_eq!(steps.len() + 1, myid, "sweep {sweep}: steps out of order");
+                steps.push(ChaseStep {
+                    ttype: ttype as i32,
+                    st: stind as i32,
+                    ed: edind as i32,
+                });
+                if blklastind + 1 >= n {
+                    stt += 1;
+                }
+            }
+        }
     }
-    Ok(d)
+    sweeps
+}
+
+/// The band matrix shared by the two threads of [`band_to_tridiagonal_two_threads`].
+struct SharedBand(*mut f64);
+// SAFETY: the threads touch the band only through `dsb2st_kernels` calls ordered as documented
+// at `band_to_tridiagonal_two_threads` (LAPACK's task dependencies); the pointer outlives them.
+unsafe impl Send for SharedBand {}
+unsafe impl Sync for SharedBand {}
+
+/// [`band_to_tridiagonal_lapack`] with the sweeps on two threads (docs/kernel.md,
+/// "band_to_tridiagonal_two_threads"): the same `dsb2st_kernels` calls with the same arguments as
+/// `dsytrd_sb2st`'s serial loop ([`chase_schedule`]), odd sweeps on one thread and even ones on
+/// the other, step `k` of sweep `s` started only once sweep `s − 1` has finished its step `k + 3`
+/// (or all of its steps) — the order the serial loop gives those two sweeps, and one step more
+/// than the dependencies of LAPACK's own OpenMP tasks (`MYID + SHIFT − 1` of the previous sweep).
+/// Each thread keeps its own Householder slot (`dsb2st_kernels` stores sweep `s`'s reflectors at
+/// offset `((s − 1) mod 2)·n`, i.e. one slot per thread) and workspace. Returns `(d, e)` as
+/// `dsytrd_sb2st` does; `ab` is read only.
+fn band_to_tridiagonal_two_threads(ab: &[f64], n: usize, kd: usize) -> (Vec<f64>, Vec<f64>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    extern "C" {
+        fn dsb2st_kernels_(
+            uplo: *const u8,
+            wantz: *const i32,
+            ttype: *const i32,
+            st: *const i32,
+            ed: *const i32,
+            sweep: *const i32,
+            n: *const i32,
+            nb: *const i32,
+            ib: *const i32,
+            a: *mut f64,
+            lda: *const i32,
+            v: *mut f64,
+            tau: *mut f64,
+            ldvt: *const i32,
+            work: *mut f64,
+        );
+    }
+    assert!(kd >= 2 && n > kd && ab.len() == (kd + 1) * n);
+    let schedule = chase_schedule(n, kd);
+    // dsytrd_sb2st's working copy: lda = 2kd + 1, the band in rows 0..=kd, zeros below
+    let lda = 2 * kd + 1;
+    let mut a = vec![0.0; lda * n];
+    for (dst, src) in a.chunks_mut(lda).zip(ab.chunks(kd + 1)) {
+        dst[..=kd].copy_from_slice(src);
+    }
+    let done: Vec<AtomicUsize> = (0..schedule.len()).map(|_| AtomicUsize::new(0)).collect();
+    let band = SharedBand(a.as_mut_ptr());
+    let (ni, kdi, ldai) = (n as i32, kd as i32, lda as i32);
+    // IB and LDVT only position the reflectors of the `WANTZ` branch; with `WANTZ = .FALSE.` the
+    // kernel does not read them for anything else
+    let (ib, ldvt, wantz) = (1i32, kd as i32 + 1, 0i32);
+    let run = |parity: usize| {
+        let band = &band;
+        let mut v = vec![0.0; 2 * n + kd + 2];
+        let mut tau = vec![0.0; 2 * n + kd + 2];
+        let mut work = vec![0.0; 2 * kd + 2];
+        for s in (parity..schedule.len()).step_by(2) {
+            let sweep = (s + 1) as i32;
+            for (k, step) in schedule[s].iter().enumerate() {
+                if s > 0 {
+                    let need = (k + 4).min(schedule[s - 1].len());
+                    let mut spins = 0u32;
+                    while done[s - 1].load(Ordering::Acquire) < need {
+                        if spins < 256 {
+                            spins += 1;
+                            std::hint::spin_loop();
+                        } else {
+                            std::thread::yield_now();
+                        }
+                    }
+                }
+                // SAFETY: `a` is lda × n (column-major) and outlives both threads; the kernel
+                // reads and writes the rows/columns around `st..=ed` only after the steps it
+                // depends on are done (the wait above), `v` and `tau` hold 2n + kd + 2 ≥ the
+                // largest offset `n + st + kd`, `work` ≥ kd + 1 (dlarfx/dlarfy workspaces).
+                unsafe {
+                    dsb2st_kernels_(
+                        &b'L',
+                        &wantz,
+                        &step.ttype,
+                        &step.st,
+                        &step.ed,
+                        &sweep,
+                        &ni,
+                        &kdi,
+                        &ib,
+                        band.0,
+                        &ldai,
+                        v.as_mut_ptr(),
+                        tau.as_mut_ptr(),
+                        &ldvt,
+                        work.as_mut_ptr(),
+                    );
+                }
+                done[s].store(k + 1, Ordering::Release);
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        let helper = scope.spawn(|| run(1));
+        run(0);
+        helper
+            .join()
+            .expect("the bulge-chasing helper thread panicked");
+    });
+    let d = a.chunks(lda).map(|c| c[0]).collect();
+    let mut e: Vec<f64> = a.chunks(lda).map(|c| c[1]).collect();
+    e[n - 1] = 0.0;
+    (d, e)
 }
 
 /// Full decomposition `A = E diag(ν) Eᵀ` of a real symmetric `a` (its lower triangle is read),
@@ -742,14 +949,63 @@ pub(crate) fn sandwich_in_place(
     b: f64,
     scale: &[f64],
 ) -> Result<Array2<f64>> {
+    sandwich_triangle(k, c, a, b, scale, cblas_sys::CBLAS_UPLO::CblasLower)
+}
+
+/// The eigenvalues (ascending) of `M = a·K + b·W Wᵀ`, `W = C diag(scale)`, as
+/// [`eigvalsh_in_place`] of [`sandwich_in_place`]'s matrix but without the mirroring pass: the
+/// `dsyrk` updates fill the row-major *upper* triangle, which read column-major is the lower
+/// triangle that `uplo = 'L'` reads, so the buffer goes to the solver as it is. `None` if `M` has
+/// a non-finite entry.
+pub(crate) fn sandwich_eigvalsh(
+    k: &ArrayView2<f64>,
+    c: &ArrayView2<f64>,
+    a: f64,
+    b: f64,
+    scale: &[f64],
+) -> Result<Option<Array1<f64>>> {
+    let m = sandwich_triangle(k, c, a, b, scale, cblas_sys::CBLAS_UPLO::CblasUpper)?;
+    if m.iter().any(|v| !v.is_finite()) {
+        return Ok(None);
+    }
+    let n = m.nrows();
+    let (mut buf, offset) = m.into_raw_vec_and_offset();
+    debug_assert!(offset.unwrap_or(0) == 0);
+    let w = if n >= TWO_STAGE_FROM {
+        two_stage_values(&mut buf, n)?
+    } else {
+        syevd(&mut buf, n, false)?
+    };
+    Ok(Some(Array1::from(w)))
+}
+
+/// [`sandwich_in_place`] with the `dsyrk` updates on the row-major triangle `uplo`.
+fn sandwich_triangle(
+    k: &ArrayView2<f64>,
+    c: &ArrayView2<f64>,
+    a: f64,
+    b: f64,
+    scale: &[f64],
+    uplo: cblas_sys::CBLAS_UPLO,
+) -> Result<Array2<f64>> {
     let (n, m) = c.dim();
     assert_eq!(k.dim(), (n, n), "sandwich_in_place: K is not n×n");
     assert_eq!(scale.len(), m, "sandwich_in_place: scale length");
     // row-major whatever K's layout (a resampled Gram block may be column-major)
     let mut out = Array2::<f64>::zeros((n, n));
-    ndarray::Zip::from(&mut out)
-        .and(k)
-        .for_each(|o, &v| *o = a * v);
+    match (k.as_slice(), out.as_slice_mut()) {
+        (Some(src), Some(dst)) if n > 0 => {
+            // a serial O(n²) pass between the parallel BLAS calls: split it over rayon's threads
+            // (no BLAS call inside)
+            use rayon::prelude::*;
+            dst.par_chunks_mut(64 * n)
+                .zip(src.par_chunks(64 * n))
+                .for_each(|(o, s)| o.iter_mut().zip(s).for_each(|(o, &v)| *o = a * v));
+        }
+        _ => ndarray::Zip::from(&mut out)
+            .and(k)
+            .for_each(|o, &v| *o = a * v),
+    }
     let ni = dim_i32(n)?;
     if n == 0 {
         return Ok(out);
@@ -773,7 +1029,7 @@ pub(crate) fn sandwich_in_place(
         unsafe {
             cblas_sys::cblas_dsyrk(
                 cblas_sys::CBLAS_LAYOUT::CblasRowMajor,
-                cblas_sys::CBLAS_UPLO::CblasLower,
+                uplo,
                 cblas_sys::CBLAS_TRANSPOSE::CblasNoTrans,
                 ni,
                 dim_i32(kb)?,
@@ -890,6 +1146,81 @@ mod tests {
         }
     }
 
+    /// The band of `dsytrd_sy2sb` for a test matrix (lower storage, `(kd+1) × n`).
+    fn band_of(a: &Array2<f64>, kd: usize) -> Vec<f64> {
+        full_to_band(&mut into_buffer(a.clone()), a.nrows(), kd).unwrap()
+    }
+
+    #[test]
+    fn band_to_tridiagonal_two_threads_is_lapacks_bulge_chasing() {
+        let _serial = crate::spectral::test_thread_counts_lock();
+        crate::spectral::with_single_blas_thread(|| {
+            // bitwise: the same kernel calls on the same data in an order that LAPACK's task
+            // dependencies allow; repeated, so that a race would show
+            for (n, kd, seed) in [
+                (40, 3, 1u64),
+                (257, 16, 2),
+                (300, 64, 3),
+                (700, 64, 4),
+                (1100, 64, 5),
+            ] {
+                let a = symmetric(n, seed);
+                let ab = band_of(&a, kd);
+                let (d0, e0) = band_to_tridiagonal_lapack(&mut ab.clone(), n, kd).unwrap();
+                for _ in 0..4 {
+                    let (d1, e1) = band_to_tridiagonal_two_threads(&ab, n, kd);
+                    assert_eq!(d0, d1, "n = {n}, kd = {kd}: diagonal");
+                    assert_eq!(e0[..n - 1], e1[..n - 1], "n = {n}, kd = {kd}: off-diagonal");
+                }
+                // and the spectrum is the matrix's (independent solver: dsyevd on the full matrix)
+                let mut d = d0.clone();
+                let mut e = e0.clone();
+                let mut info = 0;
+                // SAFETY: d has n, e n ≥ n − 1 elements.
+                unsafe { lapack::dsterf(n as i32, &mut d, &mut e, &mut info) };
+                assert_eq!(info, 0);
+                let w = Backend::Lapack.eigvalsh_real(a.view()).unwrap();
+                let scale = w.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                for (x, y) in d.iter().zip(&w) {
+                    assert!((x - y).abs() <= 1e-12 * scale, "n = {n}: {x} vs {y}");
+                }
+            }
+        });
+    }
+
+    #[test]
+    fn chase_schedule_has_every_sweep_in_order() {
+        for (n, kd) in [(2, 1), (10, 3), (100, 64), (1000, 64), (4000, 64)] {
+            let s = chase_schedule(n, kd);
+            assert_eq!(s.len(), n - 1);
+            for (i, steps) in s.iter().enumerate() {
+                assert!(!steps.is_empty(), "n = {n}: sweep {} empty", i + 1);
+                assert_eq!(steps[0].ttype, 1);
+                // a sweep ends with the step whose block reaches row n − 1
+                let last = steps.last().unwrap().ed as usize;
+                assert!(last + 1 >= n, "sweep {} ends at {last}", i + 1);
+            }
+        }
+    }
+
+    /// [`sandwich_in_place`]'s matrix with its lower triangle mirrored onto the upper one.
+    fn mirrored_sandwich(
+        k: &Array2<f64>,
+        c: &Array2<f64>,
+        a: f64,
+        b: f64,
+        scale: &[f64],
+    ) -> Array2<f64> {
+        let mut dense = sandwich_in_place(&k.view(), &c.view(), a, b, scale).unwrap();
+        let n = dense.nrows();
+        for i in 0..n {
+            for j in 0..i {
+                dense[[j, i]] = dense[[i, j]];
+            }
+        }
+        dense
+    }
+
     #[test]
     fn sandwich_frobenius_is_the_power_sums_of_the_spectrum() {
         let (n, m) = (45, 300);
@@ -902,12 +1233,7 @@ mod tests {
             let (tr, ln_sq) = sandwich_frobenius(&k.view(), &c.view(), a * big, b, &scaled)
                 .unwrap()
                 .unwrap();
-            let mut dense = sandwich_in_place(&k.view(), &c.view(), a, b, &scale).unwrap();
-            for i in 0..n {
-                for j in 0..i {
-                    dense[[j, i]] = dense[[i, j]];
-                }
-            }
+            let dense = mirrored_sandwich(&k, &c, a, b, &scale);
             let mu = Backend::Lapack.eigvalsh_real(dense.view()).unwrap();
             let (s1, s2) = (mu.sum(), mu.iter().map(|v| v * v).sum::<f64>());
             assert!((tr / big - s1).abs() <= 1e-12 * s2.sqrt(), "{tr} vs {s1}");
@@ -921,6 +1247,30 @@ mod tests {
         let c0 = Array2::<f64>::zeros((3, 2));
         let r = sandwich_frobenius(&zero.view(), &c0.view(), 1.0, 1.0, &[1.0, 1.0]).unwrap();
         assert_eq!(r, Some((0.0, f64::NEG_INFINITY)));
+    }
+
+    #[test]
+    fn sandwich_eigvalsh_is_the_spectrum_of_the_mirrored_matrix() {
+        let _serial = crate::spectral::test_thread_counts_lock();
+        // the upper-triangle route without mirroring against the lower-triangle matrix, mirrored,
+        // solved by the copying backend (an independent buffer and driver call)
+        let (n, m) = (45, 300);
+        let k = symmetric(n, 7);
+        let c = Array2::from_shape_fn((n, m), |(i, j)| ((i * 5 + j * 3) % 17) as f64 - 8.0);
+        let scale: Vec<f64> = (0..m).map(|j| 1.0 / (3.0 + j as f64)).collect();
+        for (a, b) in [(0.5, -2.0), (1.5, 0.25)] {
+            let mu = sandwich_eigvalsh(&k.view(), &c.view(), a, b, &scale)
+                .unwrap()
+                .unwrap();
+            let dense = mirrored_sandwich(&k, &c, a, b, &scale);
+            let want = Backend::Lapack.eigvalsh_real(dense.view()).unwrap();
+            let top = want.iter().fold(0.0f64, |t, v| t.max(v.abs()));
+            for (x, y) in mu.iter().zip(&want) {
+                assert!((x - y).abs() <= 1e-12 * top, "{x} vs {y}");
+            }
+        }
+        let inf = sandwich_eigvalsh(&k.view(), &c.view(), f64::INFINITY, 1.0, &scale).unwrap();
+        assert!(inf.is_none());
     }
 
     #[test]

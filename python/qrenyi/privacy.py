@@ -22,6 +22,8 @@ Mechanisms:
 >>> privacy.laplace(2.0).to_dict()["pure_epsilon"]
 0.5
 """
+import itertools
+
 from . import _qrenyi
 from ._result import Result
 
@@ -92,13 +94,28 @@ def compose(epsilon, k, delta=0.0, delta_total=None, *, base="e"):
     return Result(_qrenyi.compose(epsilon, k, delta, delta_total, base=base))
 
 
+_MAX_ITEMS = 10**7
+
+
+def _listed(x, depth=1):
+    """One-shot iterables (generators, iterators) as lists, ``depth`` levels down; anything else is
+    passed through unchanged to the binding's typed checks (which raise QrenyiError)."""
+    if not isinstance(x, (str, bytes)) and hasattr(x, "__iter__") and not hasattr(x, "__len__"):
+        x = list(itertools.islice(x, _MAX_ITEMS + 1))
+        if len(x) > _MAX_ITEMS:
+            raise _qrenyi.QrenyiError(f"an iterable of more than {_MAX_ITEMS} items where a list of pairs goes")
+    if depth > 1 and isinstance(x, (list, tuple)):
+        x = [_listed(i, depth - 1) for i in x]
+    return x
+
+
 def compose_zcdp(guarantees):
     """Compose (ξ_i, ρ_i)-zCDP guarantees: ``Result(xi=Σξ, rho=Σρ)`` (rounded up).
 
     >>> compose_zcdp([(0.0, 0.25), (0.0, 0.25)]).rho
     0.5
     """
-    return Result(_qrenyi.compose_zcdp_(guarantees))
+    return Result(_qrenyi.compose_zcdp_(_listed(guarantees, 2)))
 
 
 def compose_rdp(curves):
@@ -107,7 +124,7 @@ def compose_rdp(curves):
     >>> compose_rdp([[(2.0, 0.1), (4.0, 0.3)], [(2.0, 0.1), (4.0, 0.3)]])
     [(2.0, 0.2), (4.0, 0.6)]
     """
-    return _qrenyi.compose_rdp_(curves)
+    return _qrenyi.compose_rdp_(_listed(curves, 3))
 
 
 Mechanism = _qrenyi.Mechanism

@@ -168,3 +168,12 @@ def test_keyboard_interrupt_in_a_callback_stays_a_keyboard_interrupt():
         qrenyi.divergence(Qobj(), SIGMA, "umegaki")
     # and the library still works
     assert qrenyi.divergence(RHO, SIGMA, "trace-distance") == pytest.approx(0.2)
+
+
+def test_compose_takes_generators_and_iterators():
+    # the typed converters read sequences; one-shot iterables are listed first (bounded)
+    assert privacy.compose_zcdp((0.0, r) for r in (0.25, 0.25)).rho == 0.5
+    curve = [(2.0, 0.1), (4.0, 0.3)]
+    assert privacy.compose_rdp(iter([iter(curve), curve])) == [(2.0, 0.2), (4.0, 0.6)]
+    with pytest.raises(QrenyiError, match="guarantees"):
+        privacy.compose_zcdp(x for x in [None])

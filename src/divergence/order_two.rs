@@ -7,7 +7,7 @@
 //!   route would also see σ of full rank ([`certificate_shift`]); otherwise the route declines and
 //!   the pair takes the eigen route.
 //! * Sandwiched: `Q̃_2 = ‖σ^{−1/4} ρ σ^{−1/4}‖_F²`, a Frobenius sum in σ's eigenbasis instead of
-//!   the values-only eigensolve (in `quantum.rs`, [`frobenius_scaled`]).
+//!   the values-only eigensolve (in `quantum.rs`, `frobenius_scaled`).
 
 use crate::error::Result;
 use crate::spectral::{Backend, EPS};

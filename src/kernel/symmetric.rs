@@ -316,8 +316,16 @@ fn band_to_tridiagonal_lapack(ab: &mut [f64], n: usize, kd: usize) -> Result<(Ve
 }
 
 /// From this dimension on, [`two_stage_values`] chases the bulges on two threads
-/// ([`band_to_tridiagonal_two_threads`]).
-pub const PARALLEL_CHASE_FROM: usize = 1024;
+/// ([`band_to_tridiagonal_two_threads`]): the same threshold as [`TWO_STAGE_FROM`].
+///
+/// The chase is the second stage of the two-stage solver, which the eigensolvers of this module
+/// enter only from [`TWO_STAGE_FROM`] on; an earlier value of 1024 here was never reached from
+/// them (only [`two_stage_values`]' own unit test calls it below 2048, at `n = 300`, where LAPACK's
+/// serial chase is kept and checked). With both thresholds equal, every two-stage solve of the
+/// estimator chases on two threads, and below it the one-stage `dsyevd` runs, whose reduction has
+/// no band stage. Moving the two-stage crossover below 2048 (the two-thread chase makes the band
+/// stage ≈ 0.1 CPU-s cheaper at 2000) would move this one with it; it was not re-measured.
+pub const PARALLEL_CHASE_FROM: usize = TWO_STAGE_FROM;
 
 /// One call of LAPACK's bulge-chasing kernel `dsb2st_kernels`: its type and its row range
 /// `st..=ed` (1-based, as `dsytrd_sb2st` computes them).
@@ -965,7 +973,7 @@ pub(crate) fn sandwich_eigvalsh(
     scale: &[f64],
 ) -> Result<Option<Array1<f64>>> {
     let m = sandwich_triangle(k, c, a, b, scale, cblas_sys::CBLAS_UPLO::CblasUpper)?;
-    if m.iter().any(|v| !v.is_finite()) {
+    if !all_finite(&m) {
         return Ok(None);
     }
     let n = m.nrows();
@@ -1017,11 +1025,7 @@ fn sandwich_triangle(
     for j0 in (0..m).step_by(UPDATE_BLOCK) {
         let j1 = (j0 + UPDATE_BLOCK).min(m);
         let kb = j1 - j0;
-        let mut w = block.slice_mut(s![.., ..kb]);
-        w.assign(&c.slice(s![.., j0..j1]));
-        for (mut col, sj) in w.columns_mut().into_iter().zip(&scale[j0..j1]) {
-            col.mapv_inplace(|v| v * sj);
-        }
+        scaled_columns(&mut block, c, j0, j1, &scale[j0..j1]);
         let ld = dim_i32(block.ncols())?;
         let src = block.as_slice().expect("the block is in standard layout");
         // SAFETY: `src` is a row-major n × ld buffer whose first kb ≤ ld columns are read
@@ -1043,6 +1047,65 @@ fn sandwich_triangle(
         }
     }
     Ok(out)
+}
+
+/// `block[i, ..j1 − j0] = C[i, j0..j1] · scale` (elementwise per column), row by row on rayon's
+/// threads: a serial `O(nm)` pass between the parallel `dsyrk` calls of [`sandwich_triangle`]
+/// that read the row-major block column by column (stride 256) left a core idle for ≈ 0.2 CPU-s
+/// at `n = m = 4000` (docs/PERFORMANCE.md, "Kernel estimator: where the time goes"). Each
+/// entry is the same product `c · s`, so the numbers are bitwise those of the serial pass.
+fn scaled_columns(
+    block: &mut Array2<f64>,
+    c: &ArrayView2<f64>,
+    j0: usize,
+    j1: usize,
+    scale: &[f64],
+) {
+    use rayon::prelude::*;
+    let kb = j1 - j0;
+    debug_assert!(scale.len() == kb && block.ncols() >= kb && block.nrows() == c.nrows());
+    let width = block.ncols();
+    let dst = block
+        .as_slice_mut()
+        .expect("the update block is in standard layout");
+    match c.as_slice() {
+        Some(src) => {
+            let m = c.ncols();
+            dst.par_chunks_mut(width)
+                .zip(src.par_chunks(m))
+                .with_min_len(64)
+                .for_each(|(o, r)| {
+                    o[..kb]
+                        .iter_mut()
+                        .zip(&r[j0..j1])
+                        .zip(scale)
+                        .for_each(|((o, &v), &sj)| *o = v * sj)
+                });
+        }
+        None => dst
+            .par_chunks_mut(width)
+            .enumerate()
+            .with_min_len(64)
+            .for_each(|(i, o)| {
+                o[..kb]
+                    .iter_mut()
+                    .zip(c.slice(s![i, j0..j1]))
+                    .zip(scale)
+                    .for_each(|((o, &v), &sj)| *o = v * sj)
+            }),
+    }
+}
+
+/// Whether every entry of `m` is finite, on rayon's threads for standard-layout matrices (a serial
+/// `n²` pass before the values solve otherwise).
+fn all_finite(m: &Array2<f64>) -> bool {
+    use rayon::prelude::*;
+    match m.as_slice() {
+        Some(v) => v
+            .par_chunks(1 << 16)
+            .all(|c| c.iter().all(|x| x.is_finite())),
+        None => m.iter().all(|x| x.is_finite()),
+    }
 }
 
 /// `(Tr M, ln ‖M‖_F²)` of `M = a·K + b·W Wᵀ`, `W = C diag(scale)`, without its eigenvalues: for
@@ -1271,6 +1334,37 @@ mod tests {
         }
         let inf = sandwich_eigvalsh(&k.view(), &c.view(), f64::INFINITY, 1.0, &scale).unwrap();
         assert!(inf.is_none());
+    }
+
+    #[test]
+    fn scaled_columns_is_the_serial_scaled_copy() {
+        // bitwise the per-column `mapv` pass it replaces, for row- and column-major C, a full
+        // and a partial block (the entries past the block's width keep their old values)
+        let (n, m) = (300, 700);
+        let c = Array2::from_shape_fn((n, m), |(i, j)| ((i * 13 + j * 7) % 23) as f64 / 7.0 - 1.5);
+        let cf = c.t().as_standard_layout().into_owned().reversed_axes();
+        assert!(!cf.is_standard_layout());
+        let scale: Vec<f64> = (0..m).map(|j| 1.0 / (1.0 + j as f64).sqrt()).collect();
+        for (j0, j1) in [(0, 256), (512, 700)] {
+            let mut want = Array2::from_elem((n, 256), 9.0);
+            let mut w = want.slice_mut(s![.., ..j1 - j0]);
+            w.assign(&c.slice(s![.., j0..j1]));
+            for (mut col, sj) in w.columns_mut().into_iter().zip(&scale[j0..j1]) {
+                col.mapv_inplace(|v| v * sj);
+            }
+            for cc in [&c, &cf] {
+                let mut got = Array2::from_elem((n, 256), 9.0);
+                scaled_columns(&mut got, &cc.view(), j0, j1, &scale[j0..j1]);
+                assert_eq!(got, want, "block {j0}..{j1}");
+            }
+        }
+        let mut z = Array2::<f64>::zeros((70_000, 2));
+        assert!(all_finite(&z));
+        z[[69_999, 1]] = f64::NAN;
+        assert!(!all_finite(&z));
+        z[[69_999, 1]] = f64::NEG_INFINITY;
+        assert!(!all_finite(&z));
+        assert!(!all_finite(&z.t().to_owned()));
     }
 
     #[test]

@@ -230,4 +230,18 @@ mod tests {
         assert!(cholesky_lower(&a, 2, 0.0).unwrap().is_none());
         assert!(cholesky_lower(&a, 2, 1e-3).unwrap().is_some());
     }
+
+    /// Why the factorisation is not nalgebra's (docs/divergences.md, "order_two_cholesky"):
+    /// nalgebra 0.34's complex Cholesky takes `ComplexField::try_sqrt` of each pivot, which for
+    /// `Complex` is always `Some` (a complex square root), so it "succeeds" on an indefinite
+    /// Hermitian matrix and cannot certify `σ − sI ≻ 0`; ours declines.
+    #[test]
+    fn nalgebra_cholesky_does_not_certify() {
+        let z = |re: f64| Complex64::new(re, 0.0);
+        // eigenvalues 3 and −1
+        let indefinite = nalgebra::DMatrix::from_row_slice(2, 2, &[z(1.0), z(2.0), z(2.0), z(1.0)]);
+        assert!(nalgebra::linalg::Cholesky::new(indefinite).is_some());
+        let a = vec![z(1.0), z(2.0), z(2.0), z(1.0)];
+        assert!(cholesky_lower(&a, 2, 0.0).unwrap().is_none());
+    }
 }

@@ -696,7 +696,13 @@ impl<'a> Pair<'a> {
             }
         }
         match family {
-            Family::Petz => self.petz_curve(alphas),
+            Family::Petz => {
+                let other = |a| self.renyi(family, a);
+                if let Some(v) = super::small::curve(self.rho, self.sigma, family, alphas, other)? {
+                    return Ok(v);
+                }
+                self.petz_curve(alphas)
+            }
             Family::Sandwiched => self.sandwiched_curve(alphas),
             Family::Maximal => {
                 let other = |a| self.maximal(a);

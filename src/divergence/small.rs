@@ -26,8 +26,8 @@
 // Index loops: the kernels read entries `m[i][j]` and their mirrors `m[j][i]` together.
 #![allow(clippy::needless_range_loop)]
 
-use super::renyi_mean;
 use super::Family;
+use super::{renyi_mean, RenyiMeans};
 use crate::error::Result;
 use crate::spectral::small::{csum, eigh_small, with_small_dim, zeros, Mat, SMALL_MAX};
 use crate::spectral::{zero_threshold, Backend, Eigen, EPS};
@@ -47,6 +47,13 @@ pub const SMALL_SANDWICHED_MAX: usize = 12;
 /// their own (sandwiched α > 1, maximal α ≥ 1; `spectral::small::eigh_small`): measured against
 /// `Pair`'s route (docs/PERFORMANCE.md, "Small states").
 pub const SMALL_SPECTRAL_MAX: usize = 16;
+
+/// Largest dimension at which a Petz α-curve takes the kernel's `d²` terms and one Rényi mean per
+/// order (`SmallPair::petz_curve`) instead of `Pair`'s factorised sum: at `d = 2` both cost
+/// `2d = d²` exponentials per order and the kernel skips `Pair`'s tables; at `d = 4` the two
+/// measured level, at `d = 8` the factorised sum (`2d` exponentials per order against `d²`) is
+/// 2× ahead (docs/PERFORMANCE.md, "curves19").
+pub const SMALL_PETZ_CURVE_MAX: usize = 2;
 
 /// One state's decomposition on the stack: eigenvalues ascending, eigenvectors as columns, the
 /// zero threshold `τ(d, λ_max)`.
@@ -202,6 +209,41 @@ impl<const N: usize> SmallPair<N> {
         if alpha > 1.0 && !self.supported {
             return Some(f64::INFINITY);
         }
+        let (mut terms, len) = self.petz_terms();
+        Some(normalised_mean(&mut terms[..len], alpha))
+    }
+
+    /// A Petz curve (`None` above [`SMALL_PETZ_CURVE_MAX`]): the terms once, then per order the
+    /// Rényi mean of [`RenyiMeans`] — bit-identical to [`Self::petz`] at each order
+    /// (docs/divergences.md, "renyi_mean_curve").
+    pub(crate) fn petz_curve(&self, alphas: &[f64]) -> Option<Vec<f64>> {
+        if N > SMALL_PETZ_CURVE_MAX {
+            return None;
+        }
+        let (mut terms, len) = self.petz_terms();
+        let terms = &mut terms[..len];
+        let total: f64 = terms.iter().map(|(w, _)| w.max(0.0)).sum();
+        if total > 0.0 {
+            terms.iter_mut().for_each(|(w, _)| *w /= total);
+        }
+        let means = RenyiMeans::new(terms);
+        Some(
+            alphas
+                .iter()
+                .map(|&a| {
+                    if a > 1.0 && !self.supported {
+                        f64::INFINITY
+                    } else {
+                        means.at(a)
+                    }
+                })
+                .collect(),
+        )
+    }
+
+    /// The unnormalised Nussbaum–Szkoła terms `(λ_i O_ij, ln λ_i − ln μ_j)` over overlaps above
+    /// `(16Nε)²` (the weight on `ker σ` as one term at `+∞` when ρ leaks) and their count.
+    fn petz_terms(&self) -> ([(f64, f64); SMALL_MAX * SMALL_MAX + 1], usize) {
         let cut = (16.0 * N as f64 * EPS).powi(2);
         let mut terms = [(0.0, 0.0); SMALL_MAX * SMALL_MAX + 1];
         let (mut len, mut kernel_mass) = (0, 0.0);
@@ -229,7 +271,7 @@ impl<const N: usize> SmallPair<N> {
             terms[len] = (kernel_mass, f64::INFINITY);
             len += 1;
         }
-        Some(normalised_mean(&mut terms[..len], alpha))
+        (terms, len)
     }
 
     /// `ρ' = V_σ† ρ V_σ = (W√Λ)(W√Λ)†` (exactly Hermitian, eigenvalues of ρ at or below its zero
@@ -487,8 +529,10 @@ pub(super) fn umegaki(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<Opti
 
 /// An α-curve of `family` by the small-pair kernel: sandwiched — `ρ'` once, one `d × d` Jacobi
 /// solve per order `α > 1`; maximal — the reduction once, `O(d)` per order `α ≥ 1`; `other`
-/// answers the orders the kernel declines on `Pair`'s route. `None` when the kernel does not apply
-/// (and for Petz, whose curve is `Pair`'s factorised sum).
+/// answers the orders the kernel declines on `Pair`'s route; Petz (`d ≤` [`SMALL_PETZ_CURVE_MAX`]) — the
+/// `d²` terms once, then per order the Rényi mean, bit-identical to the single calls
+/// ([`RenyiMeans`]). `None` when the kernel does not apply (Petz above [`SMALL_PETZ_CURVE_MAX`]: `Pair`'s
+/// factorised sum).
 pub(super) fn curve(
     rho: &DensityMatrix,
     sigma: &DensityMatrix,
@@ -496,11 +540,17 @@ pub(super) fn curve(
     alphas: &[f64],
     other: impl Fn(f64) -> Result<f64>,
 ) -> Result<Option<Vec<f64>>> {
-    if !applies(rho, sigma) || family == Family::Petz || !sandwiched_applies(rho, family) {
+    if !applies(rho, sigma) || !sandwiched_applies(rho, family) {
+        return Ok(None);
+    }
+    if family == Family::Petz && rho.dim() > SMALL_PETZ_CURVE_MAX {
         return Ok(None);
     }
     with_small_dim!(rho.dim(), N => {
         let pair = pair_of::<N>(rho, sigma)?;
+        if family == Family::Petz {
+            return Ok(pair.petz_curve(alphas));
+        }
         if family == Family::Sandwiched {
             return pair.sandwiched_curve(alphas, other).map(Some);
         }

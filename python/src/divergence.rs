@@ -402,7 +402,7 @@ fn stack_values(
 static STACK_CHUNK_OVERRIDE: std::sync::atomic::AtomicUsize =
     std::sync::atomic::AtomicUsize::new(0);
 
-/// Pairs per chunk of a stack of `d × d` pairs at `width` orders: about [`CHUNK_WORK`] of work
+/// Pairs per chunk of a stack of `d × d` pairs at `width` orders: about 10 ms of work
 /// between two polls for Ctrl-C, under a rough cost model of one pair (8·d³·(1 + width/2) ns +
 /// 400 ns, one core), times the workers sharing a chunk (below `PARALLEL_BELOW`), as a multiple
 /// of 64 pairs so that the core's lane groups (`batch::LANES` pairs) fall as in one call; at

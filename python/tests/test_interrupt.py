@@ -3,6 +3,7 @@
 ≈ 20 ms, stacks between chunks of ≈ 10 ms of work); chunked stacks equal unchunked ones bit for
 bit."""
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -47,8 +48,11 @@ def _interrupt(body, after=0.3):
         time.sleep(after)
         sent = time.perf_counter()
         p.send_signal(signal.SIGINT)
-        out = p.stdout.readline()
+        # bounded wait: a call that ignores the signal must fail the test, not hang it
+        ready, _, _ = select.select([p.stdout], [], [], 4 * LATENCY_BOUND_S)
         answered = time.perf_counter() - sent
+        assert ready, f"no answer {answered:.1f} s after SIGINT: the call does not poll for Ctrl-C"
+        out = p.stdout.readline()
     finally:
         # the child is not waited for: a kernel estimate left to finish on its own thread may
         # hold the exit of the interpreter until it is done (the answer is what is measured)

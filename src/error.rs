@@ -152,6 +152,10 @@ pub enum Error {
         /// What is missing, and what to use instead.
         reason: String,
     },
+    /// A long computation stopped early because its caller asked it to (the cancellation flag
+    /// of `verify::run_cancellable`; the Python binding raises `KeyboardInterrupt` instead).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 /// A number for a message: fixed notation with 4 decimals in `[1e-3, 1e6)`, else scientific

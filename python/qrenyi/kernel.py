@@ -13,6 +13,7 @@ The samples are ``n × d`` arrays (a 1-D array is ``n`` one-dimensional samples)
 (True, 'rbf', 200)
 """
 from . import _qrenyi
+from ._args import fspath as _fspath, is_median as _is_median, listed as _listed
 from ._result import Result
 
 __all__ = ["divergence", "audit", "dp_lambda", "gaussian_experiment"]
@@ -27,7 +28,7 @@ def divergence(x, y, alpha, lam, *, bandwidth="median", kernel="rbf", base="e"):
     bandwidth, kernel, alpha, lambda, n, m.
     """
     return Result(_qrenyi.kernel_divergence(
-        x, y, alpha, lam, bandwidth=None if bandwidth == "median" else bandwidth, kernel=kernel,
+        x, y, alpha, lam, bandwidth=None if _is_median(bandwidth) else bandwidth, kernel=kernel,
         base=base))
 
 
@@ -52,7 +53,7 @@ def audit(x, y, alpha, lam, *, epsilon=None, delta=None, rdp_tau=None, tau=None,
     return Result(
         _qrenyi.kernel_audit(
             x, y, alpha, lam, epsilon=epsilon, delta=delta, rdp_tau=rdp_tau, tau=tau,
-            bandwidth=None if bandwidth == "median" else bandwidth, pilot=pilot, kernel=kernel,
+            bandwidth=None if _is_median(bandwidth) else bandwidth, pilot=pilot, kernel=kernel,
             level=level, method=method, replicates=replicates, fraction=fraction, seed=seed,
         )
     )
@@ -92,8 +93,8 @@ def gaussian_experiment(*, dim=30, n=(200, 400, 600), runs=5, alpha=(2, 6, 12), 
     """
     return Result(
         _qrenyi.gaussian_experiment(
-            dim=dim, n=list(n), runs=runs, alpha=list(alpha),
-            lambdas=None if lambdas is None else list(lambdas), seed=seed,
-            out=None if out is None else str(out), base=str(base),
+            dim=dim, n=_listed("n", n), runs=runs, alpha=_listed("alpha", alpha),
+            lambdas=None if lambdas is None else _listed("lambdas", lambdas), seed=seed,
+            out=None if out is None else _fspath("out", out), base=base,
         )
     )

@@ -18,6 +18,7 @@ confirmation), see :func:`statement`.
 import json
 
 from . import _qrenyi
+from ._args import fspath as _fspath, listed as _listed
 
 __all__ = [
     "Statement",
@@ -92,7 +93,7 @@ def run(lemma=None, trials=None, seed=0, max_dim=None, shard=None, *, restarts=8
         _shard(shard),
         restarts,
         threads,
-        None if save_dir is None else str(save_dir),
+        None if save_dir is None else _fspath("save_dir", save_dir),
     )
     return json.loads(out)
 
@@ -101,7 +102,7 @@ def replay(path):
     """Recompute the margin of a saved counterexample (``qrenyi verify --replay FILE --json``):
     a dict with lemma, recorded_margin, margin, error, margin_nalgebra, margin_high_precision and
     violation (True when the violation is confirmed again)."""
-    return json.loads(_qrenyi.verify_replay(str(path)))
+    return json.loads(_qrenyi.verify_replay(_fspath("path", path)))
 
 
 def merge(reports):
@@ -111,12 +112,16 @@ def merge(reports):
     ``reports``: report dicts, or lists of them (one list per shard).
     """
     flat = []
-    for r in reports:
+    for r in _listed("reports", reports):
         if isinstance(r, dict):
             flat.append(r)
         else:
-            flat.extend(r)
-    return json.loads(_qrenyi.verify_merge(json.dumps(flat)))
+            flat.extend(_listed("reports", r))
+    try:
+        text = json.dumps(flat)
+    except (TypeError, ValueError) as e:
+        raise _qrenyi.QrenyiError(f"cannot parse reports: {e}") from None
+    return json.loads(_qrenyi.verify_merge(text))
 
 
 def statement(name, sample, margin, *, expected="theorem", summary="", source="user", trials=1000):

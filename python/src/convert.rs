@@ -8,8 +8,9 @@ use ndarray::{Array2, Array3, Ix2, Ix3};
 use num_complex::Complex64;
 use numpy::{PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyFloat, PyInt};
+use pyo3::types::{PyDict, PyFloat, PyInt, PyString};
 use pyo3::IntoPyObjectExt;
 use qrenyi::state::DensityMatrix;
 
@@ -266,7 +267,8 @@ pub fn params(what: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Params> {
             ));
         }
     }
-    if obj.is_instance_of::<pyo3::types::PyString>() {
+    if obj.is_instance_of::<pyo3::types::PyString>() || obj.is_instance_of::<pyo3::types::PyBytes>()
+    {
         return Err(parse_error(
             what,
             format!(
@@ -332,7 +334,7 @@ pub fn obj<'py, T: IntoPyObject<'py>>(py: Python<'py>, x: T) -> PyResult<Py<PyAn
 }
 
 /// What an argument is, for a message: its `repr` (cut to 60 characters) and its type's name.
-fn describe(obj: &Bound<'_, PyAny>) -> String {
+pub fn describe(obj: &Bound<'_, PyAny>) -> String {
     let repr = obj
         .repr()
         .map(|r| r.to_string())
@@ -576,4 +578,210 @@ pub fn check_alloc(what: &str, shape: &[usize], bytes: usize, dtype: &str) -> Py
                 .map_err(|_| fail("more than this machine can allocate".into()))
         }
     }
+}
+
+/// The text of a `str` argument, or a `QrenyiError` naming `what` and saying what was `expected`
+/// for any other object (`None`, a number, bytes: never PyO3's `TypeError`).
+fn text_of(what: &str, expected: &str, obj: &Bound<'_, PyAny>) -> PyResult<PyBackedStr> {
+    if obj.is_instance_of::<PyString>() {
+        if let Ok(s) = obj.extract::<PyBackedStr>() {
+            return Ok(s);
+        }
+        // a str with lone surrogates: not UTF-8, so no name or path qrenyi knows
+        return Err(parse_error(
+            what,
+            format!("{}: not valid UTF-8", describe(obj)),
+        ));
+    }
+    Err(parse_error(
+        what,
+        format!("expected {expected}, got {}", describe(obj)),
+    ))
+}
+
+/// A name argument (`kind`, `base`, `backend`, `family`, `kernel`, …) with a string default: a
+/// Python `str` that `parse` maps to its canonical spelling (a `&'static str`, so the argument
+/// keeps its literal default and `help()` shows it), else the parser's own error — the CLI's
+/// message for the same flag. Any other object is a `QrenyiError` naming `what`.
+fn name(
+    what: &str,
+    expected: &str,
+    obj: &Bound<'_, PyAny>,
+    parse: impl FnOnce(&str) -> qrenyi::Result<&'static str>,
+) -> PyResult<&'static str> {
+    let s = text_of(what, expected, obj)?;
+    parse(&s).map_err(crate::to_py)
+}
+
+/// A free-text argument (a statement's name, summary or source, a JSON document): a `str`.
+pub fn text(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    text_of("argument", "a string", obj).map(|s| s.to_string())
+}
+
+/// The canonical spelling of a logarithm base.
+fn base_str(b: qrenyi::Base) -> &'static str {
+    match b {
+        qrenyi::Base::E => "e",
+        qrenyi::Base::Two => "2",
+        qrenyi::Base::Ten => "10",
+    }
+}
+
+/// The `base` argument (`#[pyo3(from_py_with = convert::base)]`, default `"e"`): the CLI's
+/// spellings `"e"`, `"2"`, `"10"`, and — Python callers write `base=2` — the numbers 2 and 10
+/// (an `int`, a numpy integer, or a float equal to them) and `math.e` (the float nearest e).
+/// Other integers read as the string of their digits (`base=3`: the CLI's message for
+/// `--base 3`); other numbers, `None` and other objects are a `QrenyiError`.
+pub fn base(obj: &Bound<'_, PyAny>) -> PyResult<&'static str> {
+    const WHAT: &str = "logarithm base";
+    const EXPECTED: &str = "\"e\", \"2\" or \"10\" (or the numbers 2, 10, math.e)";
+    let parse = |s: &str| s.parse::<qrenyi::Base>().map(base_str);
+    if obj.is_instance_of::<PyString>() {
+        return name(WHAT, EXPECTED, obj, parse);
+    }
+    let bad = || parse_error(WHAT, format!("expected {EXPECTED}, got {}", describe(obj)));
+    if obj.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(bad());
+    }
+    let integral = obj.is_instance_of::<PyInt>() || matches!(numpy_kind(obj), Some(('i' | 'u', 0)));
+    if integral {
+        let digits = obj.str()?.to_string();
+        return parse(&digits).map_err(crate::to_py);
+    }
+    if obj.is_instance_of::<PyFloat>() || matches!(numpy_kind(obj), Some(('f', 0))) {
+        let x: f64 = obj.extract().map_err(|_| bad())?;
+        return match x {
+            2.0 => Ok("2"),
+            10.0 => Ok("10"),
+            std::f64::consts::E => Ok("e"),
+            _ => Err(bad()),
+        };
+    }
+    Err(bad())
+}
+
+/// The `backend` argument (default `"auto"`): an eigensolver's name (`qrenyi.backends()`).
+pub fn backend(obj: &Bound<'_, PyAny>) -> PyResult<&'static str> {
+    use qrenyi::spectral::Backend;
+    name(
+        "backend",
+        "a backend's name (a string, e.g. \"auto\")",
+        obj,
+        |s| {
+            Ok(match s.parse::<Backend>()? {
+                Backend::Lapack => "lapack",
+                Backend::LapackMrrr => "lapack-mrrr",
+                Backend::Nalgebra => "nalgebra",
+                Backend::Faer => "faer",
+                Backend::Cuda => "cuda",
+                _ => "auto",
+            })
+        },
+    )
+}
+
+/// A Rényi family argument (`Pair.renyi`, `Pair.curve`, `privacy.qzcdp_*`): "petz",
+/// "sandwiched", "maximal" (or "geometric", its other name; the callee decides which it takes).
+pub fn family(obj: &Bound<'_, PyAny>) -> PyResult<&'static str> {
+    name(
+        "family",
+        "a family's name (a string: petz, sandwiched or maximal)",
+        obj,
+        |s| {
+            s.parse::<qrenyi::divergence::Family>()?;
+            Ok(match s {
+                "petz" => "petz",
+                "sandwiched" => "sandwiched",
+                "maximal" => "maximal",
+                _ => "geometric",
+            })
+        },
+    )
+}
+
+/// A name with a fixed list of spellings (the callee parses it and reports unknown ones): a `str`
+/// is returned as the matching `&'static str` of `names`, or an error as `unknown` says.
+fn one_of(
+    what: &str,
+    obj: &Bound<'_, PyAny>,
+    names: &'static [&'static str],
+    unknown: impl FnOnce(&str) -> qrenyi::Error,
+) -> PyResult<&'static str> {
+    let expected = format!("a string ({})", names.join(", "));
+    name(what, &expected, obj, |s| {
+        names
+            .iter()
+            .copied()
+            .find(|n| *n == s)
+            .ok_or_else(|| unknown(s))
+    })
+}
+
+/// The `kernel` argument of `qrenyi.kernel` (default `"rbf"`; "gaussian" is rbf's other name).
+pub fn kernel_kind(obj: &Bound<'_, PyAny>) -> PyResult<&'static str> {
+    one_of("kernel", obj, &["rbf", "gaussian", "laplace", "imq"], |s| {
+        s.parse::<qrenyi::kernel::KernelKind>()
+            .err()
+            .unwrap_or_else(|| unknown("kernel", s, "rbf, laplace or imq"))
+    })
+}
+
+/// The `method` argument of `kernel.audit` (default `"finite-sample"`).
+pub fn audit_method(obj: &Bound<'_, PyAny>) -> PyResult<&'static str> {
+    one_of(
+        "--method",
+        obj,
+        &["finite-sample", "subsample", "bootstrap"],
+        |s| unknown("--method", s, "finite-sample, subsample or bootstrap"),
+    )
+}
+
+/// The `ball` argument of `smooth.dmax` (default `"purified"`).
+pub fn ball(obj: &Bound<'_, PyAny>) -> PyResult<&'static str> {
+    one_of(
+        "ball",
+        obj,
+        &["purified", "trace", "trace-unbounded"],
+        |s| {
+            s.parse::<qrenyi::smooth::Ball>()
+                .err()
+                .unwrap_or_else(|| unknown("ball", s, "purified, trace or trace-unbounded"))
+        },
+    )
+}
+
+/// The `expected` argument of `verify.Statement` (default `"theorem"`).
+pub fn expectation(obj: &Bound<'_, PyAny>) -> PyResult<&'static str> {
+    one_of("expected", obj, &["theorem", "false", "open"], |s| {
+        qrenyi::Error::Parse {
+            what: "expected".into(),
+            reason: format!("unknown expectation {s:?} (expected theorem, false or open)"),
+        }
+    })
+}
+
+/// "cannot parse {what}: unknown {noun} "s" (expected {names})" — the CLI's message for a
+/// name it does not know (`noun`: `what` without the flag's dashes).
+fn unknown(what: &str, s: &str, names: &str) -> qrenyi::Error {
+    qrenyi::Error::Parse {
+        what: what.into(),
+        reason: format!(
+            "unknown {} {s:?} (expected {names})",
+            what.trim_start_matches('-')
+        ),
+    }
+}
+
+/// A `bool` argument (`symmetric=`): `True`/`False` or a numpy bool; anything else — `1`, `None`,
+/// `"yes"` — is a `QrenyiError` (PyO3 would raise a `TypeError`).
+pub fn flag(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if let Ok(b) = obj.cast::<pyo3::types::PyBool>() {
+        return Ok(b.is_true());
+    }
+    if matches!(numpy_kind(obj), Some(('b', 0))) {
+        if let Ok(b) = obj.is_truthy() {
+            return Ok(b);
+        }
+    }
+    Err(argument_error("True or False", obj))
 }

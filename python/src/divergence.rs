@@ -90,6 +90,36 @@ impl Kind {
     }
 }
 
+/// The `kind` argument of `qrenyi.divergence`: a `str` naming a kind, returned as the
+/// `&'static str` of [`KIND_NAMES`]; an unknown name is the CLI's error for `--kind`, any other
+/// object a `QrenyiError` naming `kind` (never PyO3's `TypeError`).
+fn kind_name(obj: &Bound<'_, PyAny>) -> PyResult<&'static str> {
+    let t = obj
+        .cast::<pyo3::types::PyString>()
+        .ok()
+        .and_then(|s| s.extract::<pyo3::pybacked::PyBackedStr>().ok())
+        .ok_or_else(|| {
+            parse_error(
+                "kind",
+                format!(
+                    "expected a kind's name (a string: {}), got {}",
+                    KIND_NAMES.join(", "),
+                    convert::describe(obj)
+                ),
+            )
+        })?;
+    let t: &str = &t;
+    match KIND_NAMES.iter().copied().find(|k| *k == t) {
+        Some(k) => Ok(k),
+        None => Err(to_py(Kind::parse(t).err().unwrap_or_else(|| {
+            Error::Parse {
+                what: "kind".into(),
+                reason: format!("unknown kind {t:?}"),
+            }
+        }))),
+    }
+}
+
 /// The logarithm base called `s` ("e", "2", "10"; `qrenyi::Base`).
 pub fn base_of(s: &str) -> Result<Base> {
     s.parse()
@@ -319,23 +349,30 @@ fn restate(s: DensityMatrix, backend: Backend) -> Result<DensityMatrix> {
 fn stack_values(
     rho: &Side,
     sigma: &Side,
-    n: usize,
+    pairs: std::ops::Range<usize>,
     kind: Kind,
     ps: &[f64],
     base: Base,
     backend: Backend,
 ) -> std::result::Result<Vec<f64>, (usize, Error)> {
+    let n = pairs.len();
+    let first = pairs.start;
     if let (Kind::Renyi(family), Backend::Auto) = (kind, backend) {
         // the core's stack route (allocation-light validation and the small-pair kernel), written
         // straight into one buffer
-        fn op(side: &Side) -> batch::Operand<'_> {
+        fn op(side: &Side, pairs: std::ops::Range<usize>) -> batch::Operand<'_> {
             match side {
                 Side::One(s) => batch::Operand::State(s),
-                Side::Many(v) => batch::Operand::Array(v.view()),
+                Side::Many(v) => batch::Operand::Array(v.slice_axis(Axis(0), pairs.into())),
             }
         }
-        return match batch::renyi_stacks_flat(op(rho), op(sigma), family, ps, Tolerance::default())
-        {
+        return match batch::renyi_stacks_flat(
+            op(rho, pairs.clone()),
+            op(sigma, pairs.clone()),
+            family,
+            ps,
+            Tolerance::default(),
+        ) {
             Ok(Ok(mut flat)) => {
                 flat.iter_mut().for_each(|x| *x = base.scale(*x));
                 Ok(flat)
@@ -345,8 +382,8 @@ fn stack_values(
         };
     }
     let one = |k: usize| -> Result<Vec<f64>> {
-        let r = rho.get("rho", k, backend)?;
-        let s = sigma.get("sigma", k, backend)?;
+        let r = rho.get("rho", first + k, backend)?;
+        let s = sigma.get("sigma", first + k, backend)?;
         evaluate(&Pair::new(&r, &s)?, kind, ps, base)
     };
     let rows: Vec<Result<Vec<f64>>> = if rho.dim().max(sigma.dim()) >= PARALLEL_BELOW || n < 2 {
@@ -357,6 +394,81 @@ fn stack_values(
     let mut flat = Vec::with_capacity(n * ps.len().max(1));
     for (k, r) in rows.into_iter().enumerate() {
         flat.extend(r.map_err(|e| (k, e))?);
+    }
+    Ok(flat)
+}
+
+/// A chunk size forced by `_set_stack_chunk_for_tests` (0: [`stack_chunk`]'s).
+static STACK_CHUNK_OVERRIDE: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0);
+
+/// Pairs per chunk of a stack of `d × d` pairs at `width` orders: about 10 ms of work
+/// between two polls for Ctrl-C, under a rough cost model of one pair (8·d³·(1 + width/2) ns +
+/// 400 ns, one core), times the workers sharing a chunk (below `PARALLEL_BELOW`), as a multiple
+/// of 64 pairs so that the core's lane groups (`batch::LANES` pairs) fall as in one call; at
+/// least 1 pair (from `PARALLEL_BELOW` on the pairs run one after the other). Stacks of at most
+/// one chunk — every small stack of the benchmarks — run as one call, with no poll.
+pub fn stack_chunk(d: usize, width: usize) -> usize {
+    const CHUNK_WORK_NS: f64 = 10e6;
+    let forced = STACK_CHUNK_OVERRIDE.load(std::sync::atomic::Ordering::Relaxed);
+    if forced > 0 {
+        return forced;
+    }
+    let d = d as f64;
+    let pair_ns = 8.0 * d * d * d * (1.0 + width as f64 / 2.0) + 400.0;
+    let pairs = CHUNK_WORK_NS / pair_ns;
+    if d as usize >= PARALLEL_BELOW {
+        return (pairs as usize).max(1);
+    }
+    let workers = rayon::current_num_threads().max(1) as f64;
+    let pairs = (pairs * workers).max(4.0 * workers).min(1e7) as usize;
+    pairs.div_ceil(64) * 64
+}
+
+/// Force the chunk size of stacks (`n > 0`) or restore the automatic one (`n = 0`); for the
+/// tests that compare chunked and unchunked results bit for bit.
+#[pyfunction]
+fn _set_stack_chunk_for_tests(#[pyo3(from_py_with = crate::convert::count)] n: usize) {
+    STACK_CHUNK_OVERRIDE.store(n, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// [`stack_values`] over the whole stack of `n` pairs, [`stack_chunk`] pairs at a time, running
+/// Python's signal handlers between chunks (the GIL taken for ≈ 1 µs): Ctrl-C stops a long stack
+/// within about one chunk's work (≈ 10 ms) and raises `KeyboardInterrupt`. Every pair's value is
+/// computed exactly as in one call over the stack (each pair is evaluated alone; chunks are
+/// multiples of the lane groups), so the result is the same bit for bit; the first failing pair
+/// is reported with its index in the whole stack.
+#[allow(clippy::too_many_arguments)]
+fn stack_chunked(
+    rho: &Side,
+    sigma: &Side,
+    n: usize,
+    kind: Kind,
+    ps: &[f64],
+    base: Base,
+    backend: Backend,
+) -> PyResult<Vec<f64>> {
+    let chunk = stack_chunk(rho.dim().max(sigma.dim()), ps.len().max(1)).max(1);
+    let fail = |(k, e): (usize, Error)| crate::QrenyiError::new_err(format!("pair {k}: {e}"));
+    if n <= chunk {
+        return stack_values(rho, sigma, 0..n, kind, ps, base, backend).map_err(fail);
+    }
+    let mut flat = Vec::with_capacity(n * ps.len().max(1));
+    let mut start = 0;
+    while start < n {
+        if start > 0 {
+            crate::check_signals_detached()?;
+        }
+        let mut end = (start + chunk).min(n);
+        if n - end == 1 {
+            // no chunk of one pair: below `PARALLEL_BELOW` the core runs a lone pair without the
+            // one-BLAS-thread pin of a stack, which could round differently
+            end = n;
+        }
+        let part = stack_values(rho, sigma, start..end, kind, ps, base, backend)
+            .map_err(|(k, e)| fail((start + k, e)))?;
+        flat.extend_from_slice(&part);
+        start = end;
     }
     Ok(flat)
 }
@@ -433,11 +545,11 @@ fn divergence<'py>(
     py: Python<'py>,
     rho: &Bound<'py, PyAny>,
     sigma: &Bound<'py, PyAny>,
-    kind: &str,
+    #[pyo3(from_py_with = kind_name)] kind: &str,
     alpha: Option<&Bound<'py, PyAny>>,
     gamma: Option<&Bound<'py, PyAny>>,
-    base: &str,
-    backend: &str,
+    #[pyo3(from_py_with = crate::convert::base)] base: &str,
+    #[pyo3(from_py_with = crate::convert::backend)] backend: &str,
 ) -> PyResult<Py<PyAny>> {
     let kind_v = Kind::parse(kind).map_err(to_py)?;
     let base = base_of(base).map_err(to_py)?;
@@ -553,8 +665,7 @@ fn divergence<'py>(
                         (Some(a), _) | (None, Some(a)) => a,
                     };
                     let width = ps.len().max(1);
-                    let flat = stack_values(&rho, &sigma, n, kind_v, &ps, base, be)
-                        .map_err(|(k, e)| crate::QrenyiError::new_err(format!("pair {k}: {e}")))?;
+                    let flat = stack_chunked(&rho, &sigma, n, kind_v, &ps, base, be)?;
                     Ok(if seq {
                         Out::Matrix(
                             Array2::from_shape_vec((n, width), flat)
@@ -622,7 +733,11 @@ impl PyState {
     }
     /// Von Neumann entropy −Tr ρ ln ρ in the given base.
     #[pyo3(signature = (*, base="e"))]
-    fn entropy(&self, py: Python<'_>, base: &str) -> PyResult<f64> {
+    fn entropy(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::convert::base)] base: &str,
+    ) -> PyResult<f64> {
         let base = base_of(base).map_err(to_py)?;
         let big = self.state.dim() > GIL_HELD_UP_TO;
         detach_if(py, big, || guard(|| Ok(base.scale(self.state.entropy()?))))
@@ -648,7 +763,11 @@ impl PyState {
 /// qrenyi.QrenyiError: cannot parse rho: trace is 2.0000, expected 1 ± 1e-10
 #[pyfunction]
 #[pyo3(signature = (rho, *, backend="auto"))]
-fn validate(py: Python<'_>, rho: &Bound<'_, PyAny>, backend: &str) -> PyResult<PyState> {
+fn validate(
+    py: Python<'_>,
+    rho: &Bound<'_, PyAny>,
+    #[pyo3(from_py_with = crate::convert::backend)] backend: &str,
+) -> PyResult<PyState> {
     let be = self::backend(backend).map_err(to_py)?;
     if let Ok(s) = rho.cast::<PyState>() {
         let s = s.get().state.clone();
@@ -723,7 +842,7 @@ impl PyPair {
         py: Python<'_>,
         rho: &Bound<'_, PyAny>,
         sigma: &Bound<'_, PyAny>,
-        backend: &str,
+        #[pyo3(from_py_with = crate::convert::backend)] backend: &str,
     ) -> PyResult<Self> {
         let be = self::backend(backend).map_err(to_py)?;
         let single = |what: &str, op: Operand| -> PyResult<Operand> {
@@ -790,9 +909,9 @@ impl PyPair {
     fn renyi(
         &self,
         py: Python<'_>,
-        family: &str,
+        #[pyo3(from_py_with = crate::convert::family)] family: &str,
         #[pyo3(from_py_with = crate::convert::real)] alpha: f64,
-        base: &str,
+        #[pyo3(from_py_with = crate::convert::base)] base: &str,
     ) -> PyResult<f64> {
         let f = self::family(family).map_err(to_py)?;
         let base = base_of(base).map_err(to_py)?;
@@ -803,9 +922,9 @@ impl PyPair {
     fn curve<'py>(
         &self,
         py: Python<'py>,
-        family: &str,
+        #[pyo3(from_py_with = crate::convert::family)] family: &str,
         alphas: &Bound<'py, PyAny>,
-        base: &str,
+        #[pyo3(from_py_with = crate::convert::base)] base: &str,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let f = self::family(family).map_err(to_py)?;
         let base = base_of(base).map_err(to_py)?;
@@ -823,19 +942,31 @@ impl PyPair {
     }
     /// `D_max(ρ‖σ)`.
     #[pyo3(signature = (*, base="e"))]
-    fn max_relative_entropy(&self, py: Python<'_>, base: &str) -> PyResult<f64> {
+    fn max_relative_entropy(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::convert::base)] base: &str,
+    ) -> PyResult<f64> {
         let base = base_of(base).map_err(to_py)?;
         self.with(py, 1, |p| Ok(base.scale(p.max_relative_entropy()?)))
     }
     /// Umegaki relative entropy.
     #[pyo3(signature = (*, base="e"))]
-    fn umegaki(&self, py: Python<'_>, base: &str) -> PyResult<f64> {
+    fn umegaki(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::convert::base)] base: &str,
+    ) -> PyResult<f64> {
         let base = base_of(base).map_err(to_py)?;
         self.with(py, 1, |p| Ok(base.scale(p.umegaki()?)))
     }
     /// Belavkin–Staszewski relative entropy.
     #[pyo3(signature = (*, base="e"))]
-    fn belavkin_staszewski(&self, py: Python<'_>, base: &str) -> PyResult<f64> {
+    fn belavkin_staszewski(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::convert::base)] base: &str,
+    ) -> PyResult<f64> {
         let base = base_of(base).map_err(to_py)?;
         self.with(py, 1, |p| Ok(base.scale(p.belavkin_staszewski()?)))
     }
@@ -898,5 +1029,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(kinds, m)?)?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_stack_chunk_for_tests, m)?)?;
     Ok(())
 }

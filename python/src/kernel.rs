@@ -33,7 +33,7 @@ fn bandwidth(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Bandwidth> {
             }),
         };
     }
-    obj.extract::<f64>()
+    convert::real(obj)
         .map(Bandwidth::Value)
         .map_err(|_| parse_error("--bandwidth", "expected `median` or a number"))
 }
@@ -66,20 +66,21 @@ fn kernel_divergence<'py>(
     #[pyo3(from_py_with = crate::convert::real)] alpha: f64,
     #[pyo3(from_py_with = crate::convert::real)] lam: f64,
     bandwidth: Option<Bound<'py, PyAny>>,
-    kernel: &str,
-    base: &str,
+    #[pyo3(from_py_with = crate::convert::kernel_kind)] kernel: &'static str,
+    #[pyo3(from_py_with = crate::convert::base)] base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let base: qrenyi::Base = base.parse().map_err(crate::to_py)?;
     let xs = convert::real_matrix("x", x)?;
     let ys = convert::real_matrix("y", y)?;
     let bw = self::bandwidth(bandwidth.as_ref())?;
-    let (v, k, n, m) = py.detach(|| {
+    // interruptible: Ctrl-C answers at once (the estimate finishes unseen on its thread)
+    let (v, k, n, m) = crate::interruptible_detached(py, move || {
         guard(|| {
             let k = kernel_for(&xs, &ys, kernel, bw, None)?;
             let est = KernelDivergence::from_samples(xs.view(), ys.view(), &k)?;
             Ok((est.divergence(alpha, lam)?, k, est.n(), est.m()))
         })
-    })?;
+    })??;
     convert::dict(
         py,
         vec![
@@ -112,10 +113,10 @@ fn kernel_audit<'py>(
     #[pyo3(from_py_with = crate::convert::opt_real)] rdp_tau: Option<f64>,
     #[pyo3(from_py_with = crate::convert::opt_real)] tau: Option<f64>,
     bandwidth: Option<Bound<'py, PyAny>>,
-    pilot: Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)>,
-    kernel: &str,
+    pilot: Option<Bound<'py, PyAny>>,
+    #[pyo3(from_py_with = crate::convert::kernel_kind)] kernel: &'static str,
     #[pyo3(from_py_with = crate::convert::real)] level: f64,
-    method: &str,
+    #[pyo3(from_py_with = crate::convert::audit_method)] method: &str,
     #[pyo3(from_py_with = crate::convert::count)] replicates: usize,
     #[pyo3(from_py_with = crate::convert::real)] fraction: f64,
     #[pyo3(from_py_with = crate::convert::seed)] seed: u64,
@@ -148,8 +149,7 @@ fn kernel_audit<'py>(
                 .map_err(|e| parse_error("--lambda", format!("{v:?}: {e}")))?,
         }
     } else {
-        lam.extract::<f64>()
-            .map_err(|_| parse_error("--lambda", "expected a number or \"auto\""))?
+        convert::real(lam).map_err(|_| parse_error("--lambda", "expected a number or \"auto\""))?
     };
     let method = match method {
         "finite-sample" => Method::FiniteSample,
@@ -174,11 +174,23 @@ fn kernel_audit<'py>(
     };
     let xs = convert::real_matrix("x", x)?;
     let ys = convert::real_matrix("y", y)?;
-    let pilot = match pilot {
-        Some((px, pyy)) => Some((
-            convert::real_matrix("pilot x", &px)?,
-            convert::real_matrix("pilot y", &pyy)?,
-        )),
+    let pilot = match pilot.filter(|p| !p.is_none()) {
+        Some(p) => {
+            let two = convert::sequence("pilot", "a pair (x, y) of sample arrays", &p)?;
+            if two.len() != 2 {
+                return Err(parse_error(
+                    "pilot",
+                    format!(
+                        "expected a pair (x, y) of sample arrays, got {} items",
+                        two.len()
+                    ),
+                ));
+            }
+            Some((
+                convert::real_matrix("pilot x", &two[0])?,
+                convert::real_matrix("pilot y", &two[1])?,
+            ))
+        }
         None => None,
     };
     let bw = self::bandwidth(bandwidth.as_ref())?;
@@ -189,12 +201,13 @@ fn kernel_audit<'py>(
         hypothesis: hyp,
         method,
     };
-    let (r, k) = py.detach(|| {
+    // interruptible as `kernel_divergence`
+    let (r, k) = crate::interruptible_detached(py, move || {
         guard(|| {
             let k = kernel_for(&xs, &ys, kernel, bw, pilot)?;
             Ok((audit(xs.view(), ys.view(), &k, &spec)?, k))
         })
-    })?;
+    })??;
     let fs = r
         .finite_sample
         .map(|f| -> PyResult<_> {
@@ -285,7 +298,7 @@ fn gaussian_experiment<'py>(
     lambdas: Option<Bound<'py, PyAny>>,
     #[pyo3(from_py_with = crate::convert::seed)] seed: u64,
     out: Option<std::path::PathBuf>,
-    base: &str,
+    #[pyo3(from_py_with = crate::convert::base)] base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let base: qrenyi::Base = guard(|| base.parse())?;
     let list = |what: &str, v: Option<Bound<'py, PyAny>>| -> PyResult<Option<Vec<f64>>> {
@@ -299,7 +312,9 @@ fn gaussian_experiment<'py>(
         list("alpha", alpha)?,
         list("lambdas", lambdas)?,
     );
-    let (result, summary, files) = py.detach(|| {
+    // interruptible as `kernel_divergence`; the files are written after the run, so a
+    // cancelled run writes none
+    let (result, summary) = crate::interruptible_detached(py, move || {
         guard(|| {
             let mut cfg = ExperimentConfig::paper()?;
             cfg.dim = dim;
@@ -327,13 +342,13 @@ fn gaussian_experiment<'py>(
             cfg.seed = seed;
             let result = experiment::run(&cfg, |_| {})?;
             let summary = experiment::summary(&result, base)?;
-            let files = match &out {
-                Some(dir) => experiment::write_outputs(&result, dir, base)?,
-                None => Vec::new(),
-            };
-            Ok((result, summary, files))
+            Ok((result, summary))
         })
-    })?;
+    })??;
+    let files = match &out {
+        Some(dir) => py.detach(|| guard(|| experiment::write_outputs(&result, dir, base)))?,
+        None => Vec::new(),
+    };
     let scenarios = &result.config.scenarios;
     let mut run_rows = Vec::with_capacity(result.records.len());
     for r in &result.records {

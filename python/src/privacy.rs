@@ -73,7 +73,7 @@ fn zcdp_to_dp<'py>(
     #[pyo3(from_py_with = crate::convert::real)] xi: f64,
     #[pyo3(from_py_with = crate::convert::opt_real)] epsilon: Option<f64>,
     #[pyo3(from_py_with = crate::convert::opt_real)] delta: Option<f64>,
-    base: &str,
+    #[pyo3(from_py_with = crate::convert::base)] base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (b, w) = want(epsilon, delta, base)?;
     let (key, c) = guard(|| {
@@ -101,7 +101,7 @@ fn rdp_to_dp<'py>(
     #[pyo3(from_py_with = crate::convert::real)] tau: f64,
     #[pyo3(from_py_with = crate::convert::opt_real)] epsilon: Option<f64>,
     #[pyo3(from_py_with = crate::convert::opt_real)] delta: Option<f64>,
-    base: &str,
+    #[pyo3(from_py_with = crate::convert::base)] base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (b, w) = want(epsilon, delta, base)?;
     let r = guard(|| Rdp::new(alpha, b.to_nats(tau)))?;
@@ -144,7 +144,7 @@ fn compose<'py>(
     #[pyo3(from_py_with = crate::convert::count)] k: usize,
     #[pyo3(from_py_with = crate::convert::real)] delta: f64,
     #[pyo3(from_py_with = crate::convert::opt_real)] delta_total: Option<f64>,
-    base: &str,
+    #[pyo3(from_py_with = crate::convert::base)] base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let b = base_of(base)?;
     let dt = delta_total.unwrap_or_else(|| (k as f64 * delta + 1e-6).min(1.0));
@@ -437,10 +437,10 @@ fn qzcdp_check<'py>(
     sigma: &Bound<'py, PyAny>,
     #[pyo3(from_py_with = crate::convert::real)] zcdp_rho: f64,
     #[pyo3(from_py_with = crate::convert::real)] xi: f64,
-    family: &str,
-    symmetric: bool,
+    #[pyo3(from_py_with = crate::convert::family)] family: &str,
+    #[pyo3(from_py_with = crate::convert::flag)] symmetric: bool,
     #[pyo3(from_py_with = crate::convert::real)] slack: f64,
-    base: &str,
+    #[pyo3(from_py_with = crate::convert::base)] base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (family, b, nb, opts) = qzcdp_setup(py, (rho, sigma), family, symmetric, slack, base)?;
     let r = py.detach(|| guard(|| nb.check(family, b.to_nats(xi), b.to_nats(zcdp_rho), &opts)))?;
@@ -474,11 +474,11 @@ fn qzcdp_fit<'py>(
     rho: &Bound<'py, PyAny>,
     sigma: &Bound<'py, PyAny>,
     #[pyo3(from_py_with = crate::convert::real)] xi: f64,
-    family: &str,
-    symmetric: bool,
+    #[pyo3(from_py_with = crate::convert::family)] family: &str,
+    #[pyo3(from_py_with = crate::convert::flag)] symmetric: bool,
     #[pyo3(from_py_with = crate::convert::real)] slack: f64,
     #[pyo3(from_py_with = crate::convert::real)] tolerance: f64,
-    base: &str,
+    #[pyo3(from_py_with = crate::convert::base)] base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (family, b, nb, mut opts) = qzcdp_setup(py, (rho, sigma), family, symmetric, slack, base)?;
     opts.tolerance = tolerance;
@@ -508,7 +508,7 @@ fn quantum_dp<'py>(
     sigma: &Bound<'py, PyAny>,
     #[pyo3(from_py_with = crate::convert::opt_real)] epsilon: Option<f64>,
     #[pyo3(from_py_with = crate::convert::opt_real)] delta: Option<f64>,
-    base: &str,
+    #[pyo3(from_py_with = crate::convert::base)] base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (b, w) = want(epsilon, delta, base)?;
     let nb = neighbours(py, rho, sigma, false)?;

@@ -119,7 +119,7 @@ fn smooth_hypothesis_testing<'py>(
     rho: &Bound<'py, PyAny>,
     sigma: &Bound<'py, PyAny>,
     #[pyo3(from_py_with = crate::convert::real)] epsilon: f64,
-    base: &str,
+    #[pyo3(from_py_with = crate::convert::base)] base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     quantum(py, rho, sigma, epsilon, None, base)
 }
@@ -132,8 +132,8 @@ fn smooth_dmax<'py>(
     rho: &Bound<'py, PyAny>,
     sigma: &Bound<'py, PyAny>,
     #[pyo3(from_py_with = crate::convert::real)] epsilon: f64,
-    ball: &str,
-    base: &str,
+    #[pyo3(from_py_with = crate::convert::ball)] ball: &str,
+    #[pyo3(from_py_with = crate::convert::base)] base: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     quantum(py, rho, sigma, epsilon, Some(ball), base)
 }
@@ -161,7 +161,7 @@ fn smooth_renyi<'py>(
     q: &Bound<'py, PyAny>,
     #[pyo3(from_py_with = crate::convert::real)] delta: f64,
     alpha: &Bound<'py, PyAny>,
-    base: &str,
+    #[pyo3(from_py_with = crate::convert::base)] base: &str,
 ) -> PyResult<Py<PyAny>> {
     let base: Base = base.parse().map_err(crate::to_py)?;
     let (p, q) = (vector("p", p)?, vector("q", q)?);

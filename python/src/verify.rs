@@ -61,15 +61,18 @@ pub struct PyStatement {
 #[pymethods]
 impl PyStatement {
     #[new]
-    #[pyo3(signature = (name, sample, margin, *, expected="theorem", summary="", source="user", trials=1000))]
+    #[pyo3(
+        signature = (name, sample, margin, *, expected="theorem", summary=String::new(), source=String::from("user"), trials=1000),
+        text_signature = "(name, sample, margin, *, expected=\"theorem\", summary=\"\", source=\"user\", trials=1000)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        name: String,
+        #[pyo3(from_py_with = crate::convert::text)] name: String,
         sample: Py<PyAny>,
         margin: Py<PyAny>,
-        expected: &str,
-        summary: &str,
-        source: &str,
+        #[pyo3(from_py_with = crate::convert::expectation)] expected: &str,
+        #[pyo3(from_py_with = crate::convert::text)] summary: String,
+        #[pyo3(from_py_with = crate::convert::text)] source: String,
         #[pyo3(from_py_with = crate::convert::count)] trials: usize,
     ) -> PyResult<Self> {
         let expected = match expected {
@@ -86,11 +89,25 @@ impl PyStatement {
         if trials == 0 {
             return Err(to_py(Error::invalid("trials", 0.0, "must be at least 1")));
         }
+        Python::attach(|py| {
+            for (what, f) in [("sample", &sample), ("margin", &margin)] {
+                if !f.bind(py).is_callable() {
+                    return Err(parse_error(
+                        what,
+                        format!(
+                            "expected a callable, got {}",
+                            crate::convert::describe(f.bind(py))
+                        ),
+                    ));
+                }
+            }
+            Ok(())
+        })?;
         Ok(PyStatement {
             name,
-            source: source.into(),
+            source,
             expected,
-            summary: summary.into(),
+            summary,
             trials,
             sample,
             margin,
@@ -354,13 +371,20 @@ fn verify_run(
     for t in &targets {
         let mut r = match t {
             Target::Builtin(s) => {
-                py.detach(|| guard(|| pool.install(|| verify::run(s.as_ref(), &cfg, &|_| {}))))?
+                // on the calling thread's behalf: Ctrl-C is polled while it runs (`interruptible`)
+                crate::interruptible(py, |cancel| {
+                    guard(|| {
+                        pool.install(|| verify::run_cancellable(s.as_ref(), &cfg, &|_| {}, cancel))
+                    })
+                })??
             }
             Target::Python(s) => {
                 let s = s.get();
                 *s.failure.lock().unwrap_or_else(|p| p.into_inner()) = None;
                 let b = Borrowed(s);
-                let r = py.detach(|| guard(|| pool.install(|| verify::run(&b, &cfg, &|_| {}))));
+                let r = crate::interruptible(py, |cancel| {
+                    guard(|| pool.install(|| verify::run_cancellable(&b, &cfg, &|_| {}, cancel)))
+                })?;
                 if let Some(e) = s.failure.lock().unwrap_or_else(|p| p.into_inner()).take() {
                     if crate::convert::is_interrupt(py, &e) {
                         // Ctrl-C (KeyboardInterrupt) or SystemExit in a callback stops the run as
@@ -442,9 +466,9 @@ fn verify_replay(py: Python<'_>, path: PathBuf) -> PyResult<String> {
 
 /// `verify merge`: join shard reports (JSON list in, JSON list out).
 #[pyfunction]
-fn verify_merge(reports: &str) -> PyResult<String> {
+fn verify_merge(#[pyo3(from_py_with = crate::convert::text)] reports: String) -> PyResult<String> {
     let all: Vec<verify::Report> =
-        serde_json::from_str(reports).map_err(|e| parse_error("reports", e.to_string()))?;
+        serde_json::from_str(&reports).map_err(|e| parse_error("reports", e.to_string()))?;
     let merged = guard(|| verify::merge(all))?;
     serde_json::to_string(&merged).map_err(|e| parse_error("report", e.to_string()))
 }
@@ -453,10 +477,10 @@ fn verify_merge(reports: &str) -> PyResult<String> {
 #[pyfunction]
 fn trial_seed(
     #[pyo3(from_py_with = crate::convert::seed)] seed: u64,
-    statement: &str,
+    #[pyo3(from_py_with = crate::convert::text)] statement: String,
     #[pyo3(from_py_with = crate::convert::seed)] t: u64,
 ) -> u64 {
-    verify::trial_seed(seed, statement, t)
+    verify::trial_seed(seed, &statement, t)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

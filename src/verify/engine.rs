@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// Largest `max_dim` a search accepts: the channel ensembles store `~d⁴` complex numbers
@@ -308,10 +309,15 @@ fn refine(
     steps: usize,
     rng: &mut ChaCha8Rng,
     progress: &(dyn Fn(u64) + Sync),
+    cancel: &AtomicBool,
 ) -> (Instance, Margin, usize) {
     let (mut x, mut best, mut step, mut errors) = (start, m0, 0.3, 0);
     let n_items = x.items().len().max(1);
     for _ in 0..steps {
+        if cancel.load(Ordering::Relaxed) {
+            // the caller discards the run (`run_cancellable` returns `Error::Interrupted`)
+            break;
+        }
         let cand = if rng.random_bool(0.5) {
             x.perturbed(step, rng)
         } else {
@@ -379,18 +385,34 @@ pub fn run(
     cfg: &Config,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Report> {
+    run_cancellable(statement, cfg, progress, &AtomicBool::new(false))
+}
+
+/// [`run`], stopped early with [`Error::Interrupted`] once `cancel` is set (by another thread:
+/// the Python binding sets it on Ctrl-C). The flag is read once per task of sampled trials (at
+/// most 32 trials), per refinement step and per confirmation wave — a relaxed load, nothing
+/// measurable beside a trial — so a run stops within one task's work of the flag being set.
+/// A run that is never cancelled returns exactly what [`run`] returns.
+pub fn run_cancellable(
+    statement: &dyn Statement,
+    cfg: &Config,
+    progress: &(dyn Fn(u64) + Sync),
+    cancel: &AtomicBool,
+) -> Result<Report> {
     cfg.validate()?;
     // the counting pin, not a bare set/restore: runs of several statements may overlap (the CLI
     // runs them concurrently), and the nested sections of the statements (curves, SDP solves)
     // then only count instead of switching OpenBLAS and faer at every call
-    with_single_blas_thread(|| run_pinned(statement, cfg, progress))
+    with_single_blas_thread(|| run_pinned(statement, cfg, progress, cancel))
 }
 
 fn run_pinned(
     statement: &dyn Statement,
     cfg: &Config,
     progress: &(dyn Fn(u64) + Sync),
+    cancel: &AtomicBool,
 ) -> Result<Report> {
+    let cancelled = || cancel.load(Ordering::Relaxed);
     let start = Instant::now();
     let s = statement;
     let n_trials = cfg.shard_count(cfg.trials_for(s));
@@ -403,6 +425,9 @@ fn run_pinned(
     let mut first_error: Option<Error> = None;
     let mut trials = cfg.shard_trials(cfg.trials_for(s)).peekable();
     while trials.peek().is_some() {
+        if cancelled() {
+            return Err(Error::Interrupted);
+        }
         let chunk: Vec<u64> = trials.by_ref().take(CHUNK).collect();
         // tasks of `group` trials each: one progress call per task, not per trial (the
         // callback's counter is one cache line shared by every worker; cheap margins take
@@ -411,6 +436,10 @@ fn run_pinned(
         let sampled: Vec<Vec<(u64, Result<Margin>)>> = chunk
             .par_chunks(group)
             .map(|ts| {
+                if cancelled() {
+                    // the run is discarded below: skip the remaining tasks' work
+                    return Vec::new();
+                }
                 let out: Vec<(u64, Result<Margin>)> = ts
                     .iter()
                     .map(|&t| {
@@ -438,6 +467,9 @@ fn run_pinned(
         ranked.sort_by(|a, b| a.0.upper().total_cmp(&b.0.upper()).then(a.1.cmp(&b.1)));
         ranked.truncate(keep);
     }
+    if cancelled() {
+        return Err(Error::Interrupted);
+    }
     // every trial failed (a sampler or margin error, e.g. a NaN margin): nothing was verified, so
     // the statement must not be reported as holding
     if n_trials > 0 && errors == n_trials {
@@ -461,7 +493,7 @@ fn run_pinned(
             let inst = sample_trial(s, cfg, t).ok()?;
             let mut rng =
                 ChaCha8Rng::seed_from_u64(trial_seed(cfg.seed ^ 0x5EED_0F2E_F17E, s.name(), t));
-            let (x, m, e) = refine(s, inst.clone(), m0, steps, &mut rng, progress);
+            let (x, m, e) = refine(s, inst.clone(), m0, steps, &mut rng, progress, cancel);
             Some((
                 Candidate {
                     trial: t,
@@ -479,6 +511,9 @@ fn run_pinned(
             ))
         })
         .collect();
+    if cancelled() {
+        return Err(Error::Interrupted);
+    }
     evaluations += refined.len() * steps;
     errors += refined.iter().map(|r| r.2).sum::<usize>();
 
@@ -517,6 +552,9 @@ fn run_pinned(
     let mut counterexample = None;
     let mut unconfirmed = 0;
     for wave in violating.chunks(rayon::current_num_threads().max(1)) {
+        if cancelled() {
+            return Err(Error::Interrupted);
+        }
         let confirmed: Vec<Option<Counterexample>> = wave
             .par_iter()
             .map(|c| confirm(s, c, trial_seed(cfg.seed, s.name(), c.trial)))

@@ -1,6 +1,6 @@
 """Every public callable of qrenyi, every argument, wrong-typed values: a QrenyiError each time.
 
-The contract (issue 19): a bad input or argument raises ``qrenyi.QrenyiError`` (a ValueError),
+The contract (issue 12): a bad input or argument raises ``qrenyi.QrenyiError`` (a ValueError),
 never PyO3's ``TypeError``/``OverflowError``; name arguments (kind, base, backend, family, …) are
 ``str`` — and ``base`` also takes the numbers 2, 10 and ``math.e``. Only the call's shape (a
 missing argument, an unknown keyword, too many positional arguments) stays a ``TypeError``,

@@ -1,4 +1,4 @@
-"""Ctrl-C during long calls (issue 19): a long stack in ``qrenyi.divergence`` and a long
+"""Ctrl-C during long calls (issue 12): a long stack in ``qrenyi.divergence`` and a long
 ``qrenyi.verify.run`` answer SIGINT with ``KeyboardInterrupt`` promptly (the binding polls every
 ≈ 20 ms, stacks between chunks of ≈ 10 ms of work); chunked stacks equal unchunked ones bit for
 bit."""

@@ -21,6 +21,17 @@ fn reference(v: &serde_json::Value) -> f64 {
     }
 }
 
+/// A fixture case's reference `D_2` of `family` (Petz and maximal share it) and its bound.
+fn reference_and_bound(case: &serde_json::Value, family: Family) -> (f64, f64) {
+    let key = if family == Family::Sandwiched {
+        "sandwiched"
+    } else {
+        "petz"
+    };
+    let bound = case[format!("{key}_bound")].as_f64().unwrap();
+    (reference(&case[key]), bound)
+}
+
 /// Both states validated by Cholesky, neither decomposed: the pair takes the α = 2 routes.
 fn undecomposed(r: &Array2<Complex64>, s: &Array2<Complex64>) -> (DensityMatrix, DensityMatrix) {
     (
@@ -63,13 +74,7 @@ fn order_two_reference() {
         let what = case["what"].as_str().unwrap();
         let (rho, sigma) = (stored_matrix(&case["rho"]), stored_matrix(&case["sigma"]));
         for family in Family::ALL {
-            let key = if family == Family::Sandwiched {
-                "sandwiched"
-            } else {
-                "petz"
-            };
-            let want = reference(&case[key]);
-            let bound = case[format!("{key}_bound")].as_f64().unwrap();
+            let (want, bound) = reference_and_bound(case, family);
             let routes = [
                 ("undecomposed", undecomposed(&rho, &sigma)),
                 ("decomposed", decomposed(&rho, &sigma)),
@@ -293,14 +298,21 @@ fn order_two_reference_through_stacks() {
             sa.index_axis_mut(Axis(0), k).assign(&sigma);
         }
         for family in Family::ALL {
-            let key = if family == Family::Sandwiched {
-                "sandwiched"
-            } else {
-                "petz"
+            let (want, bound) = reference_and_bound(case, family);
+            // the Python package's single call: its states, on `Backend::Auto` (the stack's
+            // backend; without `openblas` the default backend is nalgebra, not Auto)
+            let checks = match family {
+                Family::Sandwiched => (Check::Cholesky, Check::Decomposed),
+                _ => (Check::Cholesky, Check::Cholesky),
             };
-            let want = reference(&case[key]);
-            let bound = case[format!("{key}_bound")].as_f64().unwrap();
-            let (r, s) = python_path(&rho, &sigma, family);
+            let (r, s) = qrenyi::divergence::states_from_matrices(
+                rho.clone(),
+                sigma.clone(),
+                checks,
+                Tolerance::default(),
+                Backend::Auto,
+            )
+            .unwrap();
             let single = Pair::new(&r, &s).unwrap().renyi(family, 2.0).unwrap();
             // the stack's Cholesky route runs where `Backend::Auto` validates by nalgebra's
             // factorisation (`d < AUTO_NALGEBRA_CHOLESKY_BELOW`); above, the eigen route
@@ -318,7 +330,8 @@ fn order_two_reference_through_stacks() {
                 .unwrap();
                 for (k, row) in got.iter().enumerate() {
                     for &x in row.as_ref().unwrap() {
-                        let label = format!("{what} / {family:?} / {alphas:?} pair {k}: {x} vs {want}");
+                        let label =
+                            format!("{what} / {family:?} / {alphas:?} pair {k}: {x} vs {want}");
                         if want.is_infinite() {
                             assert_eq!(x, f64::INFINITY, "{label}");
                         } else {

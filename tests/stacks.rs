@@ -326,6 +326,9 @@ fn stacks_at_order_two_take_the_one_pair_cholesky_route() {
                 }
             }
         }
-        assert!(taken > 0 && declined > 0, "d={d}: {taken} taken, {declined} declined");
+        assert!(
+            taken > 0 && declined > 0,
+            "d={d}: {taken} taken, {declined} declined"
+        );
     }
 }

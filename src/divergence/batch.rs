@@ -162,7 +162,10 @@ pub const SMALL_STACK_BELOW: usize = 17;
 /// direct route). Pairs run in groups of [`LANES`]: at `3 ≤ d ≤` [`LANES_MAX_DIM`] the fixed-size
 /// decompositions of a group's raw matrices are computed eight at a time (`small_group`; the
 /// one-matrix Jacobi's numbers; maximal orders ≥ 1 also solve their reductions eight at a time), any pair that route does not settle takes the one-pair route
-/// above. Other sizes validate each matrix into a [`DensityMatrix`].
+/// above. Other sizes validate each matrix into a [`DensityMatrix`]. Petz and maximal orders all
+/// exactly 2 at `d < 8` first take the one-pair API's Cholesky route (`order_two_pair`: no
+/// decomposition, the one-pair value bit for bit), and the sandwiched direct route evaluates α = 2
+/// by the Frobenius sum (docs/divergences.md, "order_two_cholesky", "order_two_frobenius").
 pub fn renyi_stacks(
     rho: Operand<'_>,
     sigma: Operand<'_>,
@@ -812,17 +815,8 @@ fn direct_sandwiched_order_two<const N: usize>(
     rp: &crate::spectral::small::Mat<N>,
     ln_mu: &[f64; N],
 ) -> f64 {
-    let gamma = -0.5; // (1 − α)/α at α = 2
-    let c = ln_mu
-        .iter()
-        .map(|l| gamma * l)
-        .fold(f64::NEG_INFINITY, f64::max);
-    let c = if c.is_finite() { c } else { 0.0 };
-    let mut sq = [0.0; N];
-    for j in 0..N {
-        let s = (0.5 * (gamma * ln_mu[j] - c)).exp();
-        sq[j] = s * s;
-    }
+    let (scale, c) = direct_sandwiched_scales(ln_mu, 2.0);
+    let sq = scale.map(|s| s * s);
     // `order_two::frobenius_scaled`'s order: each row's sum, then weighted by its own scale
     let mut q = 0.0;
     for x in 0..N {
@@ -839,14 +833,10 @@ fn direct_sandwiched_order_two<const N: usize>(
     q.ln() + 2.0 * c - trace.ln()
 }
 
-/// `D ρ' D`, `D = diag e^{(γ ln μ_j − c)/2}`, and the shift `c = max_j γ ln μ_j` at `alpha`.
+/// The scales `e^{(γ ln μ_j − c)/2}` and the shift `c = max_j γ ln μ_j` (0 if not finite) at
+/// `alpha`, `γ = (1 − α)/α` (the one-pair API's `DirectSandwiched::renyi`).
 #[allow(clippy::needless_range_loop)]
-fn direct_sandwiched_matrix<const N: usize>(
-    rp: &crate::spectral::small::Mat<N>,
-    ln_mu: &[f64; N],
-    alpha: f64,
-) -> (crate::spectral::small::Mat<N>, f64) {
-    use crate::spectral::small::zeros;
+fn direct_sandwiched_scales<const N: usize>(ln_mu: &[f64; N], alpha: f64) -> ([f64; N], f64) {
     let gamma = (1.0 - alpha) / alpha;
     let c = ln_mu
         .iter()
@@ -857,6 +847,18 @@ fn direct_sandwiched_matrix<const N: usize>(
     for j in 0..N {
         scale[j] = (0.5 * (gamma * ln_mu[j] - c)).exp();
     }
+    (scale, c)
+}
+
+/// `D ρ' D`, `D = diag e^{(γ ln μ_j − c)/2}`, and the shift `c = max_j γ ln μ_j` at `alpha`.
+#[allow(clippy::needless_range_loop)]
+fn direct_sandwiched_matrix<const N: usize>(
+    rp: &crate::spectral::small::Mat<N>,
+    ln_mu: &[f64; N],
+    alpha: f64,
+) -> (crate::spectral::small::Mat<N>, f64) {
+    use crate::spectral::small::zeros;
+    let (scale, c) = direct_sandwiched_scales(ln_mu, alpha);
     let mut a = zeros::<N>();
     for x in 0..N {
         for y in 0..N {

@@ -1,5 +1,5 @@
 //! Profiling helper (not a benchmark): `renyi_stacks_flat` on 10,000 raw pairs, repeated.
-//! `cargo run --release --example stack_profile -- <d> <family> <reps>`
+//! `cargo run --release --example stack_profile -- <d> <family> <reps> [alpha]`
 use ndarray::{Array3, Axis};
 use qrenyi::divergence::batch::{renyi_stacks_flat, Operand};
 use qrenyi::divergence::Family;
@@ -15,6 +15,7 @@ fn main() {
         _ => Family::Sandwiched,
     };
     let reps: usize = args.get(3).map(|s| s.parse().unwrap()).unwrap_or(20);
+    let alpha: f64 = args.get(4).map(|s| s.parse().unwrap()).unwrap_or(2.0);
     let n = 10_000;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
     let mut rs = Array3::zeros((n, d, d));
@@ -39,7 +40,7 @@ fn main() {
             Operand::Array(rs.view()),
             Operand::Array(ss.view()),
             family,
-            &[2.0],
+            &[alpha],
             Tolerance::default(),
         )
         .unwrap()
@@ -48,7 +49,7 @@ fn main() {
         sum += v.iter().sum::<f64>();
     }
     println!(
-        "d={d} {family:?}: best {:.3} ms per 10,000 pairs ({:.3} µs per pair) [checksum {sum:.12e}]",
+        "d={d} {family:?} α={alpha}: best {:.3} ms per 10,000 pairs ({:.3} µs per pair) [checksum {sum:.12e}]",
         best * 1e3,
         best * 1e2
     );

@@ -21,6 +21,17 @@ fn reference(v: &serde_json::Value) -> f64 {
     }
 }
 
+/// A fixture case's reference `D_2` of `family` (Petz and maximal share it) and its bound.
+fn reference_and_bound(case: &serde_json::Value, family: Family) -> (f64, f64) {
+    let key = if family == Family::Sandwiched {
+        "sandwiched"
+    } else {
+        "petz"
+    };
+    let bound = case[format!("{key}_bound")].as_f64().unwrap();
+    (reference(&case[key]), bound)
+}
+
 /// Both states validated by Cholesky, neither decomposed: the pair takes the α = 2 routes.
 fn undecomposed(r: &Array2<Complex64>, s: &Array2<Complex64>) -> (DensityMatrix, DensityMatrix) {
     (
@@ -63,13 +74,7 @@ fn order_two_reference() {
         let what = case["what"].as_str().unwrap();
         let (rho, sigma) = (stored_matrix(&case["rho"]), stored_matrix(&case["sigma"]));
         for family in Family::ALL {
-            let key = if family == Family::Sandwiched {
-                "sandwiched"
-            } else {
-                "petz"
-            };
-            let want = reference(&case[key]);
-            let bound = case[format!("{key}_bound")].as_f64().unwrap();
+            let (want, bound) = reference_and_bound(case, family);
             let routes = [
                 ("undecomposed", undecomposed(&rho, &sigma)),
                 ("decomposed", decomposed(&rho, &sigma)),
@@ -345,4 +350,84 @@ fn order_two_only_at_two_and_psd_rho() {
         let y = Pair::new(&re, &se).unwrap().renyi(family, 2.0).unwrap();
         assert!((x - y).abs() <= 1e-13, "{family:?}: {x} vs {y}");
     }
+}
+
+/// `order_two_reference_through_stacks`: every reference pair of dimension `d ≤ 16` as a stack
+/// (`batch::renyi_stacks` on an `(n, d, d)` array: one full group of `LANES` copies — the group
+/// route — and one more pair, the one-pair route of the stack) against mpmath within the
+/// documented bound, `+∞` exactly where the reference is; Petz and maximal equal the Python
+/// package's single call bit for bit wherever its Cholesky route answers at `d <`
+/// `AUTO_NALGEBRA_CHOLESKY_BELOW` (the stack takes the same route with the same arithmetic:
+/// `order_two_small`).
+#[test]
+fn order_two_reference_through_stacks() {
+    use ndarray::{Array3, Axis};
+    use qrenyi::divergence::batch::{renyi_stacks, Operand, LANES};
+    let text = std::fs::read_to_string("tests/reference/order_two.json").unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let (mut checked, mut bitwise) = (0, 0);
+    for case in json["cases"].as_array().unwrap() {
+        let what = case["what"].as_str().unwrap();
+        let (rho, sigma) = (stored_matrix(&case["rho"]), stored_matrix(&case["sigma"]));
+        let d = rho.nrows();
+        if d > 16 {
+            continue;
+        }
+        let n = LANES + 1;
+        let (mut ra, mut sa) = (Array3::zeros((n, d, d)), Array3::zeros((n, d, d)));
+        for k in 0..n {
+            ra.index_axis_mut(Axis(0), k).assign(&rho);
+            sa.index_axis_mut(Axis(0), k).assign(&sigma);
+        }
+        for family in Family::ALL {
+            let (want, bound) = reference_and_bound(case, family);
+            // the Python package's single call: its states, on `Backend::Auto` (the stack's
+            // backend; without `openblas` the default backend is nalgebra, not Auto)
+            let checks = match family {
+                Family::Sandwiched => (Check::Cholesky, Check::Decomposed),
+                _ => (Check::Cholesky, Check::Cholesky),
+            };
+            let (r, s) = qrenyi::divergence::states_from_matrices(
+                rho.clone(),
+                sigma.clone(),
+                checks,
+                Tolerance::default(),
+                Backend::Auto,
+            )
+            .unwrap();
+            let single = Pair::new(&r, &s).unwrap().renyi(family, 2.0).unwrap();
+            // the stack's Cholesky route runs where `Backend::Auto` validates by nalgebra's
+            // factorisation (`d < AUTO_NALGEBRA_CHOLESKY_BELOW`); above, the eigen route
+            let cholesky = family != Family::Sandwiched
+                && d < qrenyi::spectral::AUTO_NALGEBRA_CHOLESKY_BELOW
+                && order_two_cholesky(&r, &s).unwrap().is_some();
+            for alphas in [vec![2.0], vec![2.0, 2.0]] {
+                let got = renyi_stacks(
+                    Operand::Array(ra.view()),
+                    Operand::Array(sa.view()),
+                    family,
+                    &alphas,
+                    Tolerance::default(),
+                )
+                .unwrap();
+                for (k, row) in got.iter().enumerate() {
+                    for &x in row.as_ref().unwrap() {
+                        let label =
+                            format!("{what} / {family:?} / {alphas:?} pair {k}: {x} vs {want}");
+                        if want.is_infinite() {
+                            assert_eq!(x, f64::INFINITY, "{label}");
+                        } else {
+                            assert!((x - want).abs() <= bound, "{label} (bound {bound:.3e})");
+                        }
+                        if cholesky {
+                            assert_eq!(x.to_bits(), single.to_bits(), "{label}: single {single}");
+                            bitwise += 1;
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked >= 3 * 20 * 27 && bitwise > 0, "{checked} {bitwise}");
 }

@@ -272,3 +272,63 @@ fn stacks_of_equal_states_equal_the_per_pair_api() {
         assert!(values > 0);
     }
 }
+
+/// Petz and maximal `D_2` of a stack take the one-pair API's Cholesky route (docs/divergences.md
+/// "order_two_cholesky") exactly where that API takes it, with its value bit for bit, and the
+/// decomposition route elsewhere (within the bound: `compare_pairs`, which also checks every
+/// family, order and error). Inputs at d = 2–5: random full rank, pure, rank `d − 1` (`+∞` and
+/// finite pairs), κ = 10¹², σ with `λ_min` at 0.7, 1.5 and 1000 × the certificate shift, and
+/// every ρ = σ; groups of `LANES` pairs and a tail.
+#[test]
+fn stacks_at_order_two_take_the_one_pair_cholesky_route() {
+    use qrenyi::divergence::order_two::{certificate_shift, order_two_cholesky};
+    for d in [2, 3, 4, 5] {
+        let mut states = valid(d, 600 + d as u64);
+        let shift = certificate_shift(d, 1.0);
+        for (i, c) in [0.7, 1.5, 1e3].into_iter().enumerate() {
+            let mut l = vec![(1.0 - c * shift) / (d - 1) as f64; d];
+            l[0] = c * shift;
+            states.push(with_spectrum(&l, 700 + (10 * d + i) as u64));
+        }
+        let (mut rs, mut ss) = (Vec::new(), Vec::new());
+        for r in &states {
+            for s in &states {
+                rs.push(r.clone());
+                ss.push(s.clone());
+            }
+        }
+        let (values, _) = compare_pairs(d, &rs, &ss);
+        assert!(values > 0);
+        let (ra, sa) = (stack(&rs), stack(&ss));
+        let (mut taken, mut declined) = (0, 0);
+        for family in [Family::Petz, Family::Maximal] {
+            for alphas in [vec![2.0], vec![2.0, 2.0]] {
+                let got = renyi_stacks(
+                    Operand::Array(ra.view()),
+                    Operand::Array(sa.view()),
+                    family,
+                    &alphas,
+                    Tolerance::default(),
+                )
+                .unwrap();
+                for k in 0..rs.len() {
+                    let (r, s) = per_pair(&rs[k], &ss[k]).unwrap();
+                    let single = Pair::new(&r, &s).unwrap().renyi(family, 2.0).unwrap();
+                    let Some(v) = order_two_cholesky(&r, &s).unwrap() else {
+                        declined += 1;
+                        continue;
+                    };
+                    assert_eq!(single.to_bits(), v.to_bits());
+                    for &x in got[k].as_ref().unwrap() {
+                        assert_eq!(x.to_bits(), v.to_bits(), "{family:?} d={d} pair {k}");
+                    }
+                    taken += 1;
+                }
+            }
+        }
+        assert!(
+            taken > 0 && declined > 0,
+            "d={d}: {taken} taken, {declined} declined"
+        );
+    }
+}

@@ -162,7 +162,10 @@ pub const SMALL_STACK_BELOW: usize = 17;
 /// direct route). Pairs run in groups of [`LANES`]: at `3 ≤ d ≤` [`LANES_MAX_DIM`] the fixed-size
 /// decompositions of a group's raw matrices are computed eight at a time (`small_group`; the
 /// one-matrix Jacobi's numbers; maximal orders ≥ 1 also solve their reductions eight at a time), any pair that route does not settle takes the one-pair route
-/// above. Other sizes validate each matrix into a [`DensityMatrix`].
+/// above. Other sizes validate each matrix into a [`DensityMatrix`]. Petz and maximal orders all
+/// exactly 2 at `d < 8` first take the one-pair API's Cholesky route (`order_two_pair`: no
+/// decomposition, the one-pair value bit for bit), and the sandwiched direct route evaluates α = 2
+/// by the Frobenius sum (docs/divergences.md, "order_two_cholesky", "order_two_frobenius").
 pub fn renyi_stacks(
     rho: Operand<'_>,
     sigma: Operand<'_>,
@@ -343,6 +346,73 @@ fn small_group<const N: usize>(
     k0: usize,
     rows: &mut [f64],
 ) -> [bool; LANES] {
+    if !order_two_stack::<N>(job.family, job.alphas) {
+        return small_group_spectral::<N>(job, k0, rows);
+    }
+    let width = job.alphas.len();
+    let values: [Option<f64>; LANES] =
+        std::array::from_fn(|l| order_two_pair::<N>(job.rho, job.sigma, k0 + l, job.tol));
+    let mut settled = if values.iter().all(Option::is_some) {
+        [false; LANES]
+    } else {
+        // the lanes the Cholesky route declines: the decompositions (the others' rows are
+        // overwritten below)
+        small_group_spectral::<N>(job, k0, rows)
+    };
+    for (l, v) in values.iter().enumerate() {
+        if let Some(v) = *v {
+            rows[l * width..(l + 1) * width].fill(v);
+            settled[l] = true;
+        }
+    }
+    settled
+}
+
+/// Whether a stack of `N × N` pairs tries the one-pair API's Cholesky route of the integer order
+/// (`order_two_pair`): Petz and maximal, every order 2, `N <`
+/// [`AUTO_NALGEBRA_CHOLESKY_BELOW`](crate::spectral::AUTO_NALGEBRA_CHOLESKY_BELOW) (where
+/// `Backend::Auto`'s PSD check is [`cholesky_decision`](crate::spectral::small::cholesky_decision)).
+fn order_two_stack<const N: usize>(family: Family, alphas: &[f64]) -> bool {
+    matches!(family, Family::Petz | Family::Maximal)
+        && !alphas.is_empty()
+        && alphas.iter().all(|&a| a == 2.0)
+        && N < crate::spectral::AUTO_NALGEBRA_CHOLESKY_BELOW
+}
+
+/// Pair `k` of two raw operands by the one-pair API's route for Petz and maximal `D_2`
+/// ([`order_two_cholesky`](super::order_two::order_two_cholesky), docs/divergences.md
+/// "order_two_cholesky"), decided as that API decides it: both matrices pass the checks
+/// ([`small_checked`]) and their rounding-level Cholesky factorisations `H + τI`, `τ = 16 N ε Tr H`
+/// ([`cholesky_decision`](crate::spectral::small::cholesky_decision), `Backend::Auto`'s decision
+/// here), so [`DensityMatrix::with_options`] accepts both with `is_psd_to_rounding` — then the
+/// certificate, factorisation and solve on the stack
+/// ([`order_two_small`](super::order_two::order_two_small), the same arithmetic): the one-pair
+/// value bit for bit. `None` (the pair takes the decomposition route, which decides, reports
+/// errors and answers as before) for a shared state, a failed check or factorisation, or a
+/// certificate that fails.
+fn order_two_pair<const N: usize>(
+    rho: Operand<'_>,
+    sigma: Operand<'_>,
+    k: usize,
+    tol: crate::state::Tolerance,
+) -> Option<f64> {
+    let psd_to_rounding = |o: Operand<'_>| {
+        let (h, t, trace) = small_checked::<N>(&o.raw(k)?, tol)?;
+        let shift = crate::spectral::zero_threshold(N, trace);
+        (shift < t && crate::spectral::small::cholesky_decision::<N>(&h, shift) == Some(true))
+            .then_some(h)
+    };
+    let r = psd_to_rounding(rho)?;
+    let s = psd_to_rounding(sigma)?;
+    super::order_two::order_two_small::<N>(&r, &s)
+}
+
+/// [`small_group`]'s decomposition route (every pair the Cholesky route of `D_2` does not take).
+fn small_group_spectral<const N: usize>(
+    job: &StackJob<'_, '_, '_>,
+    k0: usize,
+    rows: &mut [f64],
+) -> [bool; LANES] {
     let StackJob {
         rho,
         sigma,
@@ -384,6 +454,15 @@ fn small_group<const N: usize>(
         let mut ok = basis.map(|b| b.is_some());
         let mut nus = [crate::spectral::small::SmallEigen::zeroed(); LANES];
         for (o, &alpha) in alphas.iter().enumerate() {
+            if alpha == 2.0 {
+                // the one-pair API's Frobenius sum, no eigensolve
+                for l in 0..LANES {
+                    if let (true, Some((rp, ln_mu))) = (ok[l], &basis[l]) {
+                        rows[l * width + o] = direct_sandwiched_order_two(rp, ln_mu);
+                    }
+                }
+                continue;
+            }
             let mut mats = [zeros::<N>(); LANES];
             let mut shifts = [0.0; LANES];
             for l in 0..LANES {
@@ -597,6 +676,12 @@ fn small_pair<const N: usize>(
     tol: crate::state::Tolerance,
     row: &mut [f64],
 ) -> Result<()> {
+    if order_two_stack::<N>(family, alphas) {
+        if let Some(v) = order_two_pair::<N>(rho, sigma, k, tol) {
+            row.fill(v);
+            return Ok(());
+        }
+    }
     if family == Family::Sandwiched
         && N < crate::spectral::AUTO_NALGEBRA_CHOLESKY_BELOW
         && direct_sandwiched::<N>(rho, sigma, k, alphas, tol, row)?
@@ -676,6 +761,10 @@ fn direct_sandwiched<const N: usize>(
     }
     let (rp, ln_mu) = direct_sandwiched_basis(&h, &s.state);
     for (x, &alpha) in row.iter_mut().zip(alphas) {
+        if alpha == 2.0 {
+            *x = direct_sandwiched_order_two(&rp, &ln_mu);
+            continue;
+        }
         let (a, c) = direct_sandwiched_matrix(&rp, &ln_mu, alpha);
         let nu = eigh_small::<N>(&a, false)?.values;
         *x = super::small::direct_sandwiched_value(alpha, &rp, &ln_mu, &nu, c)?;
@@ -715,14 +804,39 @@ fn direct_sandwiched_basis<const N: usize>(
     (rp, ln_mu)
 }
 
-/// `D ρ' D`, `D = diag e^{(γ ln μ_j − c)/2}`, and the shift `c = max_j γ ln μ_j` at `alpha`.
+/// Sandwiched `D̃_2` of the direct route from `ρ'` and `ln μ` of a full-rank σ: the one-pair API's
+/// Frobenius sum (`quantum::DirectSandwiched::renyi` at α = 2, docs/divergences.md
+/// "order_two_frobenius"), `ln ‖D ρ' D‖_F² + 2c − ln Σ_j max(ρ'_jj, 0)` with the scales and shift
+/// of [`direct_sandwiched_matrix`] at α = 2 — the same operations on `ρ'`; `ρ'` itself is this
+/// route's product (`direct_sandwiched_basis`), so the value is the one-pair value to rounding,
+/// within the documented error bound; `+∞` where the sum or the trace is not positive.
 #[allow(clippy::needless_range_loop)]
-fn direct_sandwiched_matrix<const N: usize>(
+fn direct_sandwiched_order_two<const N: usize>(
     rp: &crate::spectral::small::Mat<N>,
     ln_mu: &[f64; N],
-    alpha: f64,
-) -> (crate::spectral::small::Mat<N>, f64) {
-    use crate::spectral::small::zeros;
+) -> f64 {
+    let (scale, c) = direct_sandwiched_scales(ln_mu, 2.0);
+    let sq = scale.map(|s| s * s);
+    // `order_two::frobenius_scaled`'s order: each row's sum, then weighted by its own scale
+    let mut q = 0.0;
+    for x in 0..N {
+        let mut acc = 0.0;
+        for y in 0..N {
+            acc += rp[x][y].norm_sqr() * sq[y];
+        }
+        q += acc * sq[x];
+    }
+    let trace: f64 = (0..N).map(|j| rp[j][j].re.max(0.0)).sum();
+    if !(q > 0.0 && trace > 0.0) {
+        return f64::INFINITY;
+    }
+    q.ln() + 2.0 * c - trace.ln()
+}
+
+/// The scales `e^{(γ ln μ_j − c)/2}` and the shift `c = max_j γ ln μ_j` (0 if not finite) at
+/// `alpha`, `γ = (1 − α)/α` (the one-pair API's `DirectSandwiched::renyi`).
+#[allow(clippy::needless_range_loop)]
+fn direct_sandwiched_scales<const N: usize>(ln_mu: &[f64; N], alpha: f64) -> ([f64; N], f64) {
     let gamma = (1.0 - alpha) / alpha;
     let c = ln_mu
         .iter()
@@ -733,6 +847,18 @@ fn direct_sandwiched_matrix<const N: usize>(
     for j in 0..N {
         scale[j] = (0.5 * (gamma * ln_mu[j] - c)).exp();
     }
+    (scale, c)
+}
+
+/// `D ρ' D`, `D = diag e^{(γ ln μ_j − c)/2}`, and the shift `c = max_j γ ln μ_j` at `alpha`.
+#[allow(clippy::needless_range_loop)]
+fn direct_sandwiched_matrix<const N: usize>(
+    rp: &crate::spectral::small::Mat<N>,
+    ln_mu: &[f64; N],
+    alpha: f64,
+) -> (crate::spectral::small::Mat<N>, f64) {
+    use crate::spectral::small::zeros;
+    let (scale, c) = direct_sandwiched_scales(ln_mu, alpha);
     let mut a = zeros::<N>();
     for x in 0..N {
         for y in 0..N {

@@ -77,6 +77,38 @@ pub fn order_two_cholesky(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<
     Ok(Some((q / tr_r).ln()))
 }
 
+/// [`order_two_cholesky`] of two validated small matrices held as fixed-size arrays (the stack
+/// route, `batch.rs`): the same traces, certificate, factorisation and solve — the pure-Rust ones
+/// that [`order_two_cholesky`] runs at `d ≤` [`PURE_RUST_MAX`] — on stack buffers, so the same
+/// decision and, where it answers, the same value bit for bit (test
+/// `order_two_small_equals_order_two_cholesky`). `r`, `s` are the states' (exactly Hermitian)
+/// matrices, row-major.
+pub(crate) fn order_two_small<const N: usize>(
+    r: &crate::spectral::small::Mat<N>,
+    s: &crate::spectral::small::Mat<N>,
+) -> Option<f64> {
+    let tr_s: f64 = (0..N).map(|i| s[i][i].re).sum();
+    let tr_r: f64 = (0..N).map(|i| r[i][i].re).sum();
+    if !(tr_s > 0.0 && tr_r > 0.0) {
+        return None;
+    }
+    let shift = certificate_shift(N, tr_s);
+    let mut l = *s;
+    if !cholesky_lower_in_place(l.as_flattened_mut(), N, -shift) {
+        return None;
+    }
+    let mut l = *s;
+    if !cholesky_lower_in_place(l.as_flattened_mut(), N, 0.0) {
+        return None;
+    }
+    let mut x = *r;
+    let q = solve_lower_frobenius_rust(l.as_flattened(), x.as_flattened_mut(), N);
+    if !(q.is_finite() && q > 0.0) {
+        return None;
+    }
+    Some((q / tr_r).ln())
+}
+
 /// `Σ_xy |ρ_xy|² scale_x² scale_y²` over a Hermitian `ρ` (`‖D ρ D‖_F²`, `D = diag(scale)`): the
 /// sandwiched `Q̃_2` of docs/divergences.md, "order_two_frobenius".
 pub(crate) fn frobenius_scaled(rho: &Array2<Complex64>, scale: &[f64]) -> f64 {
@@ -112,13 +144,19 @@ fn cholesky_lower(a: &[Complex64], d: usize, shift: f64) -> Result<Option<Vec<Co
         return crate::spectral::lapack::zpotrf_factor(&view, shift);
     }
     let mut l = a.to_vec();
+    Ok(cholesky_lower_in_place(&mut l, d, shift).then_some(l))
+}
+
+/// The pure-Rust factorisation of [`cholesky_lower`] in place: `l` holds `A` (column-major,
+/// lower triangle read) and receives the factor; `false` at a non-positive (or non-finite) pivot.
+fn cholesky_lower_in_place(l: &mut [Complex64], d: usize, shift: f64) -> bool {
     for j in 0..d {
         let mut pivot = l[j * d + j].re + shift;
         for k in 0..j {
             pivot -= l[k * d + j].norm_sqr();
         }
         if !(pivot > 0.0 && pivot.is_finite()) {
-            return Ok(None);
+            return false;
         }
         let root = pivot.sqrt();
         l[j * d + j] = Complex64::new(root, 0.0);
@@ -131,7 +169,7 @@ fn cholesky_lower(a: &[Complex64], d: usize, shift: f64) -> Result<Option<Vec<Co
             l[j * d + i] = z / root;
         }
     }
-    Ok(Some(l))
+    true
 }
 
 /// `‖L^{−1} B‖_F²` with `L` the lower triangle of the column-major `d × d` buffer `l` and `B`
@@ -167,6 +205,11 @@ fn solve_lower_frobenius(l: &[Complex64], b: &mut [Complex64], d: usize) -> f64 
         }
         return b.iter().map(|z| z.norm_sqr()).sum();
     }
+    solve_lower_frobenius_rust(l, b, d)
+}
+
+/// The forward substitution of [`solve_lower_frobenius`] in Rust.
+fn solve_lower_frobenius_rust(l: &[Complex64], b: &mut [Complex64], d: usize) -> f64 {
     let mut total = 0.0;
     for col in b.chunks_exact_mut(d) {
         for i in 0..d {

@@ -253,13 +253,9 @@ pub fn eigh_fixed<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<SmallEige
     Ok(ascending(values, v, vectors))
 }
 
-/// Sort eigenpairs ascending (insertion sort of at most 16 values; columns of `v` permuted alike
-/// when `vectors`).
-pub(crate) fn ascending<const N: usize>(
-    mut values: [f64; N],
-    mut v: Mat<N>,
-    vectors: bool,
-) -> SmallEigen<N> {
+/// Sort `values` ascending in place (insertion sort, stable) and return the permutation:
+/// `order[k]` is the old index of the value now at `k`.
+fn sort_ascending<const N: usize>(values: &mut [f64; N]) -> [usize; N] {
     let mut order = [0usize; N];
     for (k, o) in order.iter_mut().enumerate() {
         *o = k;
@@ -272,6 +268,17 @@ pub(crate) fn ascending<const N: usize>(
             j -= 1;
         }
     }
+    order
+}
+
+/// Sort eigenpairs ascending (insertion sort of at most 16 values; columns of `v` permuted alike
+/// when `vectors`).
+pub(crate) fn ascending<const N: usize>(
+    mut values: [f64; N],
+    mut v: Mat<N>,
+    vectors: bool,
+) -> SmallEigen<N> {
+    let order = sort_ascending(&mut values);
     if vectors && order.iter().enumerate().any(|(k, &o)| k != o) {
         let mut sorted = zeros::<N>();
         for (dst, src) in sorted.iter_mut().zip(&v) {
@@ -587,18 +594,7 @@ fn eigh_tridiagonal_body<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<Sm
         return Ok(ascending(d, zeros::<N>(), false));
     }
     // sort the eigenpairs ascending: the columns of Z (rows of zt) move with their values
-    let mut order = [0usize; N];
-    for (k, o) in order.iter_mut().enumerate() {
-        *o = k;
-    }
-    for k in 1..N {
-        let mut j = k;
-        while j > 0 && d[j - 1] > d[j] {
-            d.swap(j - 1, j);
-            order.swap(j - 1, j);
-            j -= 1;
-        }
-    }
+    let order = sort_ascending(&mut d);
     // 5. back-transformation V = H₀H₁⋯H_{N−3} (D Z), the reflectors applied from the left in
     // reverse order (LAPACK's zunmtr route: Q is never formed), on split real and imaginary parts
     // so that every update is a contiguous real axpy
@@ -1132,7 +1128,9 @@ mod tests {
                             .collect::<Vec<_>>(),
                     ),
                     3 => spectral(&vec![0.5; n]),
-                    4 => Array2::from_shape_fn((n, n), |(i, j)| c(if i == j { 0.5 } else { 0.0 }, 0.0)),
+                    4 => Array2::from_shape_fn((n, n), |(i, j)| {
+                        c(if i == j { 0.5 } else { 0.0 }, 0.0)
+                    }),
                     5 => spectral(&(0..n).map(|k| 0.5 + 1e-13 * k as f64).collect::<Vec<_>>()),
                     6 => Array2::from_shape_fn((n, n), |(i, j)| {
                         c(if i == j { random[i] } else { 0.0 }, 0.0)
@@ -1165,6 +1163,7 @@ mod tests {
                 };
                 // reference: nalgebra (and LAPACK) on the matrix before the 10^{±300} scaling
                 let unscaled = a.mapv(|z| z / factor);
+                #[cfg_attr(not(feature = "openblas"), allow(unused_mut))]
                 let mut refs = vec![Backend::Nalgebra.eigvalsh(unscaled.view()).unwrap()];
                 #[cfg(feature = "openblas")]
                 refs.push(Backend::Lapack.eigvalsh(unscaled.view()).unwrap());
@@ -1181,7 +1180,10 @@ mod tests {
                     }
                 }
                 let (res, orth) = residuals(&a, &w, &v);
-                assert!(res <= bound, "N={n} kind {kind}: residual {res:e} vs {bound:e}");
+                assert!(
+                    res <= bound,
+                    "N={n} kind {kind}: residual {res:e} vs {bound:e}"
+                );
                 assert!(
                     orth <= 8.0 * n as f64 * f64::EPSILON,
                     "N={n} kind {kind}: orthogonality {orth:e}"

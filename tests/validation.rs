@@ -236,7 +236,7 @@ fn auto_backend_dispatches_on_dimension() {
     use qrenyi::spectral::small::{
         eigh_tridiagonal, from_view, AUTO_JACOBI_MAX, AUTO_SMALL_VALUES_MAX, AUTO_SMALL_VECTORS_MAX,
     };
-    assert!(AUTO_NALGEBRA_VALUES_BELOW <= AUTO_SMALL_VALUES_MAX + 1);
+    const { assert!(AUTO_NALGEBRA_VALUES_BELOW <= AUTO_SMALL_VALUES_MAX + 1) };
     for d in [AUTO_JACOBI_MAX + 1, 8, AUTO_SMALL_VECTORS_MAX] {
         let h = hermitian(d, 3 + d as u64);
         qrenyi::spectral::small::with_small_dim!(d, N => {

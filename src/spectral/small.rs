@@ -49,8 +49,8 @@ pub const AUTO_SMALL_VECTORS_MAX: usize = 16;
 /// the values of `eigh` bit for bit).
 pub const AUTO_SMALL_VALUES_MAX: usize = 16;
 
-/// [`Backend::Auto`]'s fixed-size solves use Jacobi (relatively accurate, the `2 × 2` closed form)
-/// up to this dimension, the tridiagonal QL solver above.
+/// [`Backend::Auto`](super::Backend::Auto)'s fixed-size solves use Jacobi (relatively accurate,
+/// the `2 × 2` closed form) up to this dimension, the tridiagonal QL solver above.
 pub const AUTO_JACOBI_MAX: usize = 3;
 
 /// Sweeps after which the method gives up (quadratic convergence needs ≈ 5–8 at `n = 16`).

@@ -231,9 +231,24 @@ fn auto_backend_dispatches_on_dimension() {
     let small = hermitian(AUTO_NALGEBRA_BELOW - 1, 1);
     let large = hermitian(AUTO_NALGEBRA_BELOW, 2);
     assert!(same(&small, Backend::Nalgebra) && same(&large, Backend::Lapack));
-    let small = hermitian(AUTO_NALGEBRA_VALUES_BELOW - 1, 3);
-    let large = hermitian(AUTO_NALGEBRA_VALUES_BELOW, 4);
-    assert!(same_values(&small, Backend::Nalgebra) && same_values(&large, Backend::Lapack));
+    // d ≤ 16: the fixed-size solvers (Jacobi to AUTO_JACOBI_MAX, tridiagonal QL above), full and
+    // values only; above, the values-only crossover to LAPACK
+    use qrenyi::spectral::small::{
+        eigh_tridiagonal, from_view, AUTO_JACOBI_MAX, AUTO_SMALL_VALUES_MAX, AUTO_SMALL_VECTORS_MAX,
+    };
+    const { assert!(AUTO_NALGEBRA_VALUES_BELOW <= AUTO_SMALL_VALUES_MAX + 1) };
+    for d in [AUTO_JACOBI_MAX + 1, 8, AUTO_SMALL_VECTORS_MAX] {
+        let h = hermitian(d, 3 + d as u64);
+        qrenyi::spectral::small::with_small_dim!(d, N => {
+            let e = eigh_tridiagonal::<N>(&from_view::<N>(&h.view()), true).unwrap();
+            let (w, v) = Backend::Auto.eigh(h.view()).unwrap();
+            assert!(w.iter().zip(&e.values).all(|(a, b)| a == b), "d = {d}");
+            assert!((0..N).all(|i| (0..N).all(|j| v[[i, j]] == e.vectors[i][j])), "d = {d}");
+            assert_eq!(Backend::Auto.eigvalsh(h.view()).unwrap(), w, "d = {d}");
+        }, _ => unreachable!());
+    }
+    let large = hermitian(AUTO_SMALL_VALUES_MAX.max(AUTO_NALGEBRA_VALUES_BELOW) + 1, 4);
+    assert!(same_values(&large, Backend::Lapack));
     let pd = |d: usize, b: Backend| {
         let h = hermitian(d, d as u64);
         (1..40).all(|k| {

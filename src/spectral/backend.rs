@@ -15,7 +15,8 @@
 //! * [`Backend::Faer`] — faer's pure-Rust blocked solvers (default `faer` feature): the fastest
 //!   full Hermitian decomposition here from d ≈ 192 on (2× `zheevd` at d = 512).
 //! * [`Backend::Auto`] (the default with the `openblas` feature) — per call, on the matrix
-//!   dimension: nalgebra below the measured crossovers ([`AUTO_NALGEBRA_BELOW`],
+//!   dimension: complex solves of `d ≤ 16` on the fixed-size stack solvers (`spectral::small`:
+//!   Jacobi to 3, Householder + QL above), nalgebra below the measured crossovers ([`AUTO_NALGEBRA_BELOW`],
 //!   [`AUTO_NALGEBRA_VALUES_BELOW`], [`AUTO_NALGEBRA_CHOLESKY_BELOW`]), faer for full
 //!   decompositions from [`AUTO_FAER_FROM`], LAPACK (`zheevd`, `zpotrf`) otherwise. Real symmetric solves and singular values always go to LAPACK (not measured against
 //!   nalgebra). Auto never uses MRRR: `zheevr` is faster for full decompositions at large `d` (one
@@ -68,7 +69,8 @@ pub trait EigenSolver {
 /// crossovers").
 pub const AUTO_NALGEBRA_BELOW: usize = 24;
 
-/// [`Backend::Auto`] uses nalgebra for complex eigenvalues only (`eigvalsh`) below this dimension,
+/// [`Backend::Auto`] uses nalgebra for complex eigenvalues only (`eigvalsh`) below this dimension
+/// (shadowed: the fixed-size solvers answer every `d ≤ 16` first, so it no longer decides),
 /// `zheevd` (jobz = 'N') from here on (docs/PERFORMANCE.md, "Auto crossovers": nalgebra has no
 /// values-only driver, so LAPACK wins early).
 pub const AUTO_NALGEBRA_VALUES_BELOW: usize = 8;
@@ -109,7 +111,8 @@ pub enum Backend {
     LapackMrrr,
     /// nalgebra's pure-Rust implicit QR (`SymmetricEigen::try_new`).
     Nalgebra,
-    /// Per call, on the dimension `d`: [`Backend::Nalgebra`] below the measured crossovers
+    /// Per call, on the dimension `d`: complex `eigh`/`eigvalsh` of `d ≤ 16` by the fixed-size
+    /// stack solvers (`spectral::small`), [`Backend::Nalgebra`] below the measured crossovers
     /// ([`AUTO_NALGEBRA_BELOW`] for full decompositions, [`AUTO_NALGEBRA_VALUES_BELOW`] for values
     /// only, [`AUTO_NALGEBRA_CHOLESKY_BELOW`] for the PSD check), [`Backend::Faer`] for full
     /// decompositions from [`AUTO_FAER_FROM`], singular values below [`AUTO_NALGEBRA_SVD_BELOW`],

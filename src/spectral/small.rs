@@ -26,7 +26,7 @@
 //! arrays ([`eigh_tridiagonal`]; Jacobi's `O(sweeps · n³)` loses to it from 3), used by the
 //! allocation-free small-pair kernel of `divergence::small` and the stack route of
 //! `divergence::batch`. [`Backend::Auto`](super::Backend::Auto) uses Jacobi up to
-//! [`AUTO_SMALL_VECTORS_MAX`].
+//! [`AUTO_JACOBI_MAX`] and the QL solver up to [`AUTO_SMALL_VECTORS_MAX`].
 
 // Index loops: the kernels read entries `m[i][j]` and their mirrors `m[j][i]` together.
 #![allow(clippy::needless_range_loop)]
@@ -39,14 +39,19 @@ use num_complex::Complex64;
 pub const SMALL_MAX: usize = 16;
 
 /// [`Backend::Auto`](super::Backend::Auto) answers complex Hermitian full decompositions of
-/// dimension `1 ≤ d ≤` this with the Jacobi solver ([`eigh_fixed`]). The Householder + QL solver is
-/// faster than nalgebra up to 16 (docs/PERFORMANCE.md, "Small states"), but moving `Auto`'s
-/// state decompositions to it changed a smooth-divergence certification (tests/smooth.rs
-/// `epsilon_to_zero_limits`) at rounding level; left for a session that can investigate.
-pub const AUTO_SMALL_VECTORS_MAX: usize = 3;
+/// dimension `1 ≤ d ≤` this with the fixed-size solvers: Jacobi ([`eigh_fixed`]) up to
+/// [`AUTO_JACOBI_MAX`], Householder + QL ([`eigh_tridiagonal`], real rotations and the backward
+/// application of the reflectors) above — faster than nalgebra and LAPACK at every `d ≤ 16`
+/// (docs/PERFORMANCE.md, "Fixed-size QL with real rotations (smalleig19)").
+pub const AUTO_SMALL_VECTORS_MAX: usize = 16;
 
-/// As [`AUTO_SMALL_VECTORS_MAX`], for values-only solves.
-pub const AUTO_SMALL_VALUES_MAX: usize = 3;
+/// As [`AUTO_SMALL_VECTORS_MAX`], for values-only solves (the same solvers, so `eigvalsh` returns
+/// the values of `eigh` bit for bit).
+pub const AUTO_SMALL_VALUES_MAX: usize = 16;
+
+/// [`Backend::Auto`](super::Backend::Auto)'s fixed-size solves use Jacobi (relatively accurate,
+/// the `2 × 2` closed form) up to this dimension, the tridiagonal QL solver above.
+pub const AUTO_JACOBI_MAX: usize = 3;
 
 /// Sweeps after which the method gives up (quadratic convergence needs ≈ 5–8 at `n = 16`).
 const MAX_SWEEPS: usize = 40;
@@ -248,13 +253,9 @@ pub fn eigh_fixed<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<SmallEige
     Ok(ascending(values, v, vectors))
 }
 
-/// Sort eigenpairs ascending (insertion sort of at most 16 values; columns of `v` permuted alike
-/// when `vectors`).
-pub(crate) fn ascending<const N: usize>(
-    mut values: [f64; N],
-    mut v: Mat<N>,
-    vectors: bool,
-) -> SmallEigen<N> {
+/// Sort `values` ascending in place (insertion sort, stable) and return the permutation:
+/// `order[k]` is the old index of the value now at `k`.
+fn sort_ascending<const N: usize>(values: &mut [f64; N]) -> [usize; N] {
     let mut order = [0usize; N];
     for (k, o) in order.iter_mut().enumerate() {
         *o = k;
@@ -267,6 +268,17 @@ pub(crate) fn ascending<const N: usize>(
             j -= 1;
         }
     }
+    order
+}
+
+/// Sort eigenpairs ascending (insertion sort of at most 16 values; columns of `v` permuted alike
+/// when `vectors`).
+pub(crate) fn ascending<const N: usize>(
+    mut values: [f64; N],
+    mut v: Mat<N>,
+    vectors: bool,
+) -> SmallEigen<N> {
+    let order = sort_ascending(&mut values);
     if vectors && order.iter().enumerate().any(|(k, &o)| k != o) {
         let mut sorted = zeros::<N>();
         for (dst, src) in sorted.iter_mut().zip(&v) {
@@ -421,10 +433,10 @@ pub fn eigh_tridiagonal_portable<const N: usize>(
 fn eigh_tridiagonal_body<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<SmallEigen<N>> {
     // 1. exact scaling by a power of two
     let (mut m, scale) = hermitian_copy(a)?;
-    let mut q = zeros::<N>();
-    for (i, row) in q.iter_mut().enumerate() {
-        row[i] = Complex64::new(1.0, 0.0);
-    }
+    // the reflectors (row k: v of H_k, entries k+1..N) and their τ (0: H_k = I), kept for the
+    // backward application of step 5
+    let mut refl = zeros::<N>();
+    let mut taus = [0.0f64; N];
     // 2. Householder reduction (column k, rows k+1..N)
     for k in 0..N.saturating_sub(2) {
         let x0 = m[k + 1][k];
@@ -478,30 +490,18 @@ fn eigh_tridiagonal_body<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<Sm
             m[k][i] = Complex64::new(0.0, 0.0);
         }
         if vectors {
-            // Q ← Q H_k
-            for row in q.iter_mut() {
-                let mut s = Complex64::new(0.0, 0.0);
-                for i in k + 1..N {
-                    s += row[i] * v[i];
-                }
-                let s = s * tau;
-                for i in k + 1..N {
-                    row[i] -= s * v[i].conj();
-                }
-            }
+            refl[k] = v;
+            taus[k] = tau;
         }
     }
-    // 3. real subdiagonal by the phases δ
+    // 3. real subdiagonal by the phases δ (δ_0 = 1, δ_{i+1} = δ_i e_i/|e_i|)
     let mut d = [0.0; N];
     let mut e = [0.0; N];
+    let mut deltas = [Complex64::new(1.0, 0.0); N];
     let mut delta = Complex64::new(1.0, 0.0);
     for i in 0..N {
         d[i] = m[i][i].re;
-        if vectors && i > 0 {
-            for row in q.iter_mut() {
-                row[i] *= delta;
-            }
-        }
+        deltas[i] = delta;
         if i + 1 < N {
             let sub = m[i + 1][i];
             let abs = sub.norm();
@@ -511,7 +511,14 @@ fn eigh_tridiagonal_body<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<Sm
             }
         }
     }
-    // 4. implicit QL with Wilkinson shifts
+    // 4. implicit QL with Wilkinson shifts; the rotations accumulate into the REAL matrix Z, held
+    // transposed (`zt[k]` is column k of Z), so that each rotation updates two contiguous rows
+    let mut zt = [[0.0f64; N]; N];
+    if vectors {
+        for (k, row) in zt.iter_mut().enumerate() {
+            row[k] = 1.0;
+        }
+    }
     let eps = f64::EPSILON;
     for l in 0..N {
         let mut iterations = 0;
@@ -561,10 +568,12 @@ fn eigh_tridiagonal_body<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<Sm
                 d[i + 1] = g + p;
                 g = c * r - b;
                 if vectors {
-                    for row in q.iter_mut() {
-                        let (zi, zi1) = (row[i], row[i + 1]);
-                        row[i + 1] = zi * s + zi1 * c;
-                        row[i] = zi * c - zi1 * s;
+                    let (lo, hi) = zt.split_at_mut(i + 1);
+                    let (zi, zi1) = (&mut lo[i], &mut hi[0]);
+                    for t in 0..N {
+                        let (x, y) = (zi[t], zi1[t]);
+                        zi1[t] = x * s + y * c;
+                        zi[t] = x * c - y * s;
                     }
                 }
             }
@@ -581,7 +590,62 @@ fn eigh_tridiagonal_body<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<Sm
             *x /= scale;
         }
     }
-    Ok(ascending(d, q, vectors))
+    if !vectors {
+        return Ok(ascending(d, zeros::<N>(), false));
+    }
+    // sort the eigenpairs ascending: the columns of Z (rows of zt) move with their values
+    let order = sort_ascending(&mut d);
+    // 5. back-transformation V = H₀H₁⋯H_{N−3} (D Z), the reflectors applied from the left in
+    // reverse order (LAPACK's zunmtr route: Q is never formed), on split real and imaginary parts
+    // so that every update is a contiguous real axpy
+    let mut xr = [[0.0f64; N]; N];
+    let mut xi = [[0.0f64; N]; N];
+    for r in 0..N {
+        let (dr, di) = (deltas[r].re, deltas[r].im);
+        for k in 0..N {
+            let z = zt[order[k]][r];
+            xr[r][k] = dr * z;
+            xi[r][k] = di * z;
+        }
+    }
+    for k in (0..N.saturating_sub(2)).rev() {
+        let tau = taus[k];
+        if tau == 0.0 {
+            continue;
+        }
+        let v = &refl[k];
+        // w = v† X (rows k+1..N)
+        let mut wr = [0.0f64; N];
+        let mut wi = [0.0f64; N];
+        for i in k + 1..N {
+            let (vr, vi) = (v[i].re, v[i].im);
+            let (rr, ri) = (&xr[i], &xi[i]);
+            for c in 0..N {
+                wr[c] += vr * rr[c] + vi * ri[c];
+                wi[c] += vr * ri[c] - vi * rr[c];
+            }
+        }
+        // X ← X − τ v w
+        for i in k + 1..N {
+            let (ar, ai) = (tau * v[i].re, tau * v[i].im);
+            let (rr, ri) = (&mut xr[i], &mut xi[i]);
+            for c in 0..N {
+                let (pr, pi) = (ar * wr[c] - ai * wi[c], ar * wi[c] + ai * wr[c]);
+                rr[c] -= pr;
+                ri[c] -= pi;
+            }
+        }
+    }
+    let mut out = zeros::<N>();
+    for r in 0..N {
+        for k in 0..N {
+            out[r][k] = Complex64::new(xr[r][k], xi[r][k]);
+        }
+    }
+    Ok(SmallEigen {
+        values: d,
+        vectors: out,
+    })
 }
 
 /// Smallest dimension at which [`eigh_small`] uses [`eigh_tridiagonal`] instead of Jacobi
@@ -683,10 +747,20 @@ pub fn from_view<const N: usize>(a: &ArrayView2<Complex64>) -> Mat<N> {
     m
 }
 
-/// The `EigenSolver::eigh` of this solver on an ndarray view (`1 ≤ n ≤ 16`).
+/// [`Backend::Auto`](super::Backend::Auto)'s fixed-size solver at `N`: Jacobi up to
+/// [`AUTO_JACOBI_MAX`], tridiagonal QL above.
+fn auto_small<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<SmallEigen<N>> {
+    if N <= AUTO_JACOBI_MAX {
+        eigh_fixed(a, vectors)
+    } else {
+        eigh_tridiagonal(a, vectors)
+    }
+}
+
+/// The `EigenSolver::eigh` of `Backend::Auto`'s fixed-size solvers on an ndarray view (`1 ≤ n ≤ 16`).
 pub(crate) fn eigh(a: ArrayView2<Complex64>) -> Result<(Array1<f64>, Array2<Complex64>)> {
     with_small_dim!(a.nrows(), N => {
-        let e = eigh_fixed::<N>(&from_view::<N>(&a), true)?;
+        let e = auto_small::<N>(&from_view::<N>(&a), true)?;
         Ok((
             Array1::from_iter(e.values),
             Array2::from_shape_fn((N, N), |(i, j)| e.vectors[i][j]),
@@ -694,10 +768,10 @@ pub(crate) fn eigh(a: ArrayView2<Complex64>) -> Result<(Array1<f64>, Array2<Comp
     }, _ => Err(too_large()))
 }
 
-/// The `EigenSolver::eigvalsh` of this solver on an ndarray view (`1 ≤ n ≤ 16`).
+/// The `EigenSolver::eigvalsh` of `Backend::Auto`'s fixed-size solvers on an ndarray view (`1 ≤ n ≤ 16`).
 pub(crate) fn eigvalsh(a: ArrayView2<Complex64>) -> Result<Array1<f64>> {
     with_small_dim!(a.nrows(), N => {
-        Ok(Array1::from_iter(eigh_fixed::<N>(&from_view::<N>(&a), false)?.values))
+        Ok(Array1::from_iter(auto_small::<N>(&from_view::<N>(&a), false)?.values))
     }, _ => Err(too_large()))
 }
 
@@ -705,7 +779,7 @@ fn too_large() -> Error {
     Error::Eigensolver {
         backend: "jacobi",
         reason: format!(
-            "the fixed-size Jacobi solver takes square matrices from 1×1 to {SMALL_MAX}×{SMALL_MAX}"
+            "the fixed-size solvers take square matrices from 1×1 to {SMALL_MAX}×{SMALL_MAX}"
         ),
     }
 }
@@ -1014,6 +1088,117 @@ mod tests {
             Array1::from_iter(e.values),
             solvers()[1].1(a.view(), false).0
         );
+    }
+
+    /// The QL solver with real rotations and the backward application of the reflectors
+    /// (`eigh_tridiagonal`, `Backend::Auto`'s solver at 4 ≤ d ≤ 16) against nalgebra (and LAPACK
+    /// `zheevd` where built) at every `N = 2…16`: random Hermitian, ill-conditioned (κ up to 10¹⁴),
+    /// rank-deficient, degenerate (`I/2` in a random basis, and exactly), nearly degenerate (10⁻¹³
+    /// spacing), diagonal, already tridiagonal (complex), zero, and scaled by 10^{±300}. Eigenvalues
+    /// within the sum of both solvers' absolute bounds `16 N ε ‖A‖`; `max|AV − VΛ| ≤ 8 N ε ‖A‖`,
+    /// `max|V†V − I| ≤ 8 N ε`; values-only equal to the full run's bit for bit; `Backend::Auto`
+    /// returns this solver's eigenpairs from `N = 4`.
+    #[test]
+    fn small_tridiagonal_real_rotations() {
+        use crate::spectral::{Backend, EigenSolver};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(19);
+        let mut checked = 0;
+        for n in 2..=SMALL_MAX {
+            for case in 0..22 {
+                let kind = case % 11;
+                let u = crate::state::haar_unitary(n, &mut rng);
+                let spectral = |lam: &[f64]| {
+                    Array2::from_shape_fn((n, n), |(i, j)| {
+                        (0..n).map(|k| u[[i, k]] * lam[k] * u[[j, k]].conj()).sum()
+                    })
+                };
+                let random: Vec<f64> = (0..n).map(|_| rng.random::<f64>() - 0.5).collect();
+                // the factor the reference's eigenvalues are multiplied by (scaled cases)
+                let mut factor = 1.0;
+                let a: Array2<Complex64> = match kind {
+                    0 => spectral(&random),
+                    1 => spectral(
+                        &(0..n)
+                            .map(|k| 10f64.powf(-14.0 * k as f64 / (n - 1) as f64))
+                            .collect::<Vec<_>>(),
+                    ),
+                    2 => spectral(
+                        &(0..n)
+                            .map(|k| if k < n / 2 { 0.0 } else { rng.random::<f64>() })
+                            .collect::<Vec<_>>(),
+                    ),
+                    3 => spectral(&vec![0.5; n]),
+                    4 => Array2::from_shape_fn((n, n), |(i, j)| {
+                        c(if i == j { 0.5 } else { 0.0 }, 0.0)
+                    }),
+                    5 => spectral(&(0..n).map(|k| 0.5 + 1e-13 * k as f64).collect::<Vec<_>>()),
+                    6 => Array2::from_shape_fn((n, n), |(i, j)| {
+                        c(if i == j { random[i] } else { 0.0 }, 0.0)
+                    }),
+                    7 => {
+                        let sub: Vec<Complex64> = (0..n)
+                            .map(|_| c(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5))
+                            .collect();
+                        Array2::from_shape_fn((n, n), |(i, j)| {
+                            if i == j {
+                                c(random[i], 0.0)
+                            } else if i == j + 1 {
+                                sub[j]
+                            } else if j == i + 1 {
+                                sub[i].conj()
+                            } else {
+                                c(0.0, 0.0)
+                            }
+                        })
+                    }
+                    8 => Array2::zeros((n, n)),
+                    9 => {
+                        factor = 1e-300;
+                        spectral(&random).mapv(|z| z * 1e-300)
+                    }
+                    _ => {
+                        factor = 1e300;
+                        spectral(&random).mapv(|z| z * 1e300)
+                    }
+                };
+                // reference: nalgebra (and LAPACK) on the matrix before the 10^{±300} scaling
+                let unscaled = a.mapv(|z| z / factor);
+                #[cfg_attr(not(feature = "openblas"), allow(unused_mut))]
+                let mut refs = vec![Backend::Nalgebra.eigvalsh(unscaled.view()).unwrap()];
+                #[cfg(feature = "openblas")]
+                refs.push(Backend::Lapack.eigvalsh(unscaled.view()).unwrap());
+                let (w, v) = solvers()[1].1(a.view(), true);
+                let norm = refs[0].iter().fold(0.0f64, |m, x| m.max(x.abs())) * factor;
+                let bound = 8.0 * n as f64 * f64::EPSILON * norm;
+                for r in &refs {
+                    for (got, want) in w.iter().zip(r) {
+                        assert!(
+                            (got - want * factor).abs() <= 2.0 * bound,
+                            "N={n} kind {kind}: {got:e} vs {:e}",
+                            want * factor
+                        );
+                    }
+                }
+                let (res, orth) = residuals(&a, &w, &v);
+                assert!(
+                    res <= bound,
+                    "N={n} kind {kind}: residual {res:e} vs {bound:e}"
+                );
+                assert!(
+                    orth <= 8.0 * n as f64 * f64::EPSILON,
+                    "N={n} kind {kind}: orthogonality {orth:e}"
+                );
+                assert!(w.windows(2).into_iter().all(|p| p[0] <= p[1]));
+                assert_eq!(solvers()[1].1(a.view(), false).0, w, "N={n} kind {kind}");
+                if n > AUTO_JACOBI_MAX {
+                    let (wa, va) = Backend::Auto.eigh(a.view()).unwrap();
+                    assert_eq!((wa, va), (w.clone(), v), "N={n} kind {kind}");
+                    assert_eq!(Backend::Auto.eigvalsh(a.view()).unwrap(), w);
+                }
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 15 * 22);
     }
 
     /// A tridiagonal QL hard case: the Wilkinson matrix W₂₁⁺ restricted to 16 (pairs of nearly equal

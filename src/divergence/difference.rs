@@ -109,7 +109,7 @@ fn solve_row_major(
                 backend: "difference",
                 reason: format!("unexpected shape: {e}"),
             })?;
-        return small_values(view, backend);
+        return difference_values_small(view, backend);
     }
     #[cfg(feature = "openblas")]
     if backend.values_by_zheevd(n) {
@@ -159,6 +159,244 @@ pub(crate) fn small_values(
             Err(_) => backend.eigvalsh(a),
         }
     }, _ => backend.eigvalsh(a))
+}
+
+/// The eigenvalues (ascending) of the exactly Hermitian `a` (lower triangle read) for the
+/// values-only solves of `ρ − γσ` at `3 ≤ n ≤ 12` with `Backend::Auto`:
+/// [`tridiagonal_values`] (Householder to a real tridiagonal matrix, then the root-free QL
+/// iteration). Other sizes, backends, non-finite entries and a solve that does not converge
+/// take [`small_values`].
+fn difference_values_small(
+    a: ndarray::ArrayView2<'_, Complex64>,
+    backend: Backend,
+) -> crate::Result<Array1<f64>> {
+    use crate::spectral::small::{with_small_dim, TRIDIAGONAL_FROM};
+    let n = a.nrows();
+    if !small_values_apply(n, backend) || n < TRIDIAGONAL_FROM || a.ncols() != n {
+        return small_values(a, backend);
+    }
+    with_small_dim!(n, N => {
+        let mut m = [[Complex64::new(0.0, 0.0); N]; N];
+        for (i, row) in m.iter_mut().enumerate() {
+            for (j, z) in row.iter_mut().enumerate().take(i + 1) {
+                *z = a[[i, j]];
+            }
+        }
+        match tridiagonal_values::<N>(&mut m) {
+            Some(v) => Ok(Array1::from_iter(v)),
+            None => small_values(a, backend),
+        }
+    }, _ => small_values(a, backend))
+}
+
+/// Iterations of the root-free QL method allowed per eigenvalue (LAPACK `dsterf`'s `MAXIT`).
+const ROOT_FREE_ITERATIONS: usize = 30;
+
+/// The eigenvalues (ascending) of the Hermitian `N × N` matrix whose lower triangle `a` holds (it
+/// is overwritten; the upper triangle is never read), by values-only Householder reduction and
+/// the Pal–Walker–Kahan root-free QL iteration (LAPACK `dsterf`'s QL branch; docs/divergences.md,
+/// "tridiagonal_values"). `None` for a non-finite entry or no convergence within
+/// [`ROOT_FREE_ITERATIONS`]` · N` sweeps (the caller then asks another solver).
+///
+/// 1. `A` is scaled by the exact power of two that brings its largest `|re|`, `|im|` near 1
+///    ([`power_of_two_scale`](crate::spectral::small::power_of_two_scale)), so that no square
+///    below overflows and none of the entries that matter underflows.
+/// 2. For `k = 0 … N−3` the Householder reflector `H = I − τvv†` maps column `k` below the
+///    diagonal to `(α, 0, …)`, `α = −e^{i arg x₀}‖x‖`; only the lower triangle of the trailing
+///    block is updated (`B − vw† − wv†`, `w = τBv − (τ²/2)(v†Bv)v`). The tridiagonal matrix
+///    `T = Q†AQ` has the diagonal `d` and subdiagonal moduli `|e_k|`; the diagonal unitary that
+///    makes `e` real does not change the eigenvalues, so only `d` and `e_k²` are kept (`e_k² =
+///    ‖x‖²`: no square root for it).
+/// 3. QL sweeps on `(d, e²)` with Wilkinson's shift (one square root per sweep) and `dsterf`'s
+///    root-free rotation update (no square root per rotation); a `2 × 2` block is solved in closed
+///    form (`dlae2`). An off-diagonal is neglected when `e_k² ≤ ε²(|d_k| + |d_{k+1}|)²` —
+///    the test of `eigh_tridiagonal`, squared.
+///
+/// Backward stable like `dsterf` after `zhetrd`: the values are those of `A + E`,
+/// `‖E‖₂ ≤ c N ε ‖A‖₂` (the bound the hockey-stick's `d·ε·max(1, γ)` accuracy rests on).
+pub(crate) fn tridiagonal_values<const N: usize>(a: &mut [[Complex64; N]; N]) -> Option<[f64; N]> {
+    let mut big = 0.0f64;
+    for (i, row) in a.iter().enumerate() {
+        for z in &row[..=i] {
+            big = big.max(z.re.abs()).max(z.im.abs());
+        }
+    }
+    if !big.is_finite() {
+        return None;
+    }
+    let scale = crate::spectral::small::power_of_two_scale(big);
+    if scale != 1.0 {
+        for (i, row) in a.iter_mut().enumerate() {
+            for z in &mut row[..=i] {
+                *z *= scale;
+            }
+        }
+    }
+    let mut d = [0.0f64; N];
+    let mut e2 = [0.0f64; N];
+    // 2. Householder reduction, lower triangle only
+    for k in 0..N.saturating_sub(2) {
+        let x0 = a[k + 1][k];
+        let mut tail = 0.0;
+        for row in &a[k + 2..] {
+            tail += row[k].norm_sqr();
+        }
+        let x0_sq = x0.norm_sqr();
+        e2[k] = x0_sq + tail;
+        if tail < f64::MIN_POSITIVE {
+            // already tridiagonal in this column: H = I
+            continue;
+        }
+        let xnorm = e2[k].sqrt();
+        let x0_abs = if x0_sq >= f64::MIN_POSITIVE {
+            x0_sq.sqrt()
+        } else {
+            x0.re.hypot(x0.im)
+        };
+        let phase = if x0_abs > 0.0 {
+            x0 / x0_abs
+        } else {
+            Complex64::new(1.0, 0.0)
+        };
+        let alpha = -phase * xnorm;
+        let mut v = [Complex64::new(0.0, 0.0); N];
+        v[k + 1] = x0 - alpha;
+        for i in k + 2..N {
+            v[i] = a[i][k];
+        }
+        let tau = 2.0 / (v[k + 1].norm_sqr() + tail);
+        // p = τ B v, B the Hermitian trailing block (lower triangle stored)
+        let mut p = [Complex64::new(0.0, 0.0); N];
+        for i in k + 1..N {
+            let mut z = Complex64::new(0.0, 0.0);
+            for j in k + 1..=i {
+                z += a[i][j] * v[j];
+            }
+            for j in i + 1..N {
+                z += a[j][i].conj() * v[j];
+            }
+            p[i] = z * tau;
+        }
+        let mut vp = 0.0;
+        for i in k + 1..N {
+            // Re(v†p): v†Bv is real
+            vp += v[i].re * p[i].re + v[i].im * p[i].im;
+        }
+        let half = 0.5 * tau * vp;
+        for i in k + 1..N {
+            p[i] -= v[i] * half;
+        }
+        for i in k + 1..N {
+            for j in k + 1..=i {
+                a[i][j] = a[i][j] - v[i] * p[j].conj() - p[i] * v[j].conj();
+            }
+        }
+    }
+    for (i, di) in d.iter_mut().enumerate() {
+        *di = a[i][i].re;
+    }
+    if N >= 2 {
+        e2[N - 2] = a[N - 1][N - 2].norm_sqr();
+    }
+    // 3. root-free QL (dsterf's QL branch)
+    let eps2 = f64::EPSILON * f64::EPSILON;
+    let mut sweeps = 0;
+    let mut l = 0;
+    while l < N {
+        // the first negligible off-diagonal from l
+        let mut m = l;
+        while m + 1 < N {
+            let t = d[m].abs() + d[m + 1].abs();
+            if e2[m] <= eps2 * t * t {
+                e2[m] = 0.0;
+                break;
+            }
+            m += 1;
+        }
+        if m == l {
+            l += 1;
+            continue;
+        }
+        if m == l + 1 {
+            // a 2 × 2 block: its eigenvalues in closed form (dlae2)
+            let (rt1, rt2) = eigenvalues_2x2(d[l], e2[l], d[l + 1]);
+            d[l] = rt1;
+            d[l + 1] = rt2;
+            e2[l] = 0.0;
+            l += 2;
+            continue;
+        }
+        sweeps += 1;
+        if sweeps > ROOT_FREE_ITERATIONS * N {
+            return None;
+        }
+        // Wilkinson's shift from the leading 2 × 2 block
+        let p0 = d[l];
+        let rte = e2[l].sqrt();
+        let mut sigma = (d[l + 1] - p0) / (2.0 * rte);
+        let r = (sigma * sigma + 1.0).sqrt();
+        sigma = p0 - rte / (sigma + r.copysign(sigma));
+        let (mut c, mut s) = (1.0f64, 0.0f64);
+        let mut gamma = d[m] - sigma;
+        let mut p = gamma * gamma;
+        let mut i = m;
+        while i > l {
+            i -= 1;
+            let bb = e2[i];
+            let r = p + bb;
+            if i + 1 != m {
+                e2[i + 1] = s * r;
+            }
+            let oldc = c;
+            c = p / r;
+            s = bb / r;
+            let oldgam = gamma;
+            let alpha = d[i];
+            gamma = c * (alpha - sigma) - s * oldgam;
+            d[i + 1] = oldgam + (alpha - gamma);
+            p = if c != 0.0 {
+                (gamma * gamma) / c
+            } else {
+                oldc * bb
+            };
+        }
+        e2[l] = s * p;
+        d[l] = sigma + gamma;
+    }
+    if scale != 1.0 {
+        for x in d.iter_mut() {
+            *x /= scale;
+        }
+    }
+    // ascending (insertion sort of at most 12 values): the sums that follow add in this order
+    for k in 1..N {
+        let mut j = k;
+        while j > 0 && d[j - 1] > d[j] {
+            d.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    d.iter().all(|x| x.is_finite()).then_some(d)
+}
+
+/// The eigenvalues `(rt1, rt2)`, `|rt1| ≥ |rt2|`, of the real symmetric `[[a, b], [b, c]]` from
+/// `b²` (LAPACK `dlae2`: the smaller one from the determinant, no cancellation).
+fn eigenvalues_2x2(a: f64, b2: f64, c: f64) -> (f64, f64) {
+    let sm = a + c;
+    let df = a - c;
+    // the entries are of order one here (scaled): the square neither overflows nor matters
+    // when it underflows
+    let rt = (df * df + 4.0 * b2).sqrt();
+    let (acmx, acmn) = if a.abs() > c.abs() { (a, c) } else { (c, a) };
+    if sm < 0.0 {
+        let rt1 = 0.5 * (sm - rt);
+        (rt1, (acmx / rt1) * acmn - b2 / rt1)
+    } else if sm > 0.0 {
+        let rt1 = 0.5 * (sm + rt);
+        (rt1, (acmx / rt1) * acmn - b2 / rt1)
+    } else {
+        (0.5 * rt, -0.5 * rt)
+    }
 }
 
 /// The largest `|re|`, `|im|` of the entries (independent lanes, vectorised; NaN is skipped).
@@ -493,6 +731,7 @@ fn sequential(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spectral::small::with_small_dim;
     use rand::{Rng, SeedableRng};
 
     fn noisy(r: usize, seed: u64) -> Array2<Complex64> {
@@ -695,6 +934,126 @@ mod tests {
         let mut a = noisy(10, 1);
         a[[3, 1]] = Complex64::new(0.0, f64::INFINITY);
         assert!(raw_difference(&a, &noisy(10, 2), false, |x, y| x - y).is_none());
+    }
+
+    /// `U diag(λ) U†` for a Haar-random `U`.
+    fn with_spectrum(values: &[f64], seed: u64) -> Array2<Complex64> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let u = crate::state::haar_unitary(values.len(), &mut rng);
+        let ud = Array2::from_shape_fn(u.dim(), |(i, j)| u[[i, j]] * values[j]);
+        let m = ud.dot(&u.t().mapv(|z| z.conj()));
+        // exactly Hermitian, as the solvers' inputs are
+        (&m + &m.t().mapv(|z| z.conj())).mapv(|z| z * 0.5)
+    }
+
+    /// The values-only solver of the small differences (`tridiagonal_values`: Householder, then
+    /// the root-free QL) against LAPACK's `zheevd` (nalgebra's implicit QR without LAPACK), an
+    /// independent solver, on random Hermitian matrices and on the hard cases: ill-conditioned
+    /// (eigenvalues from 1 down to 1e-16), rank-deficient, degenerate (repeated eigenvalues,
+    /// multiples of the identity), already tridiagonal or diagonal, scaled by 1e-200 and 1e150,
+    /// and the differences `ρ − γσ` of rank-deficient states. Each value within `8 N ε ‖A‖₂`
+    /// (LAPACK's backward-stable bound) of the reference, ascending.
+    #[test]
+    fn tridiagonal_values_match_lapack() {
+        let reference = if cfg!(feature = "openblas") {
+            Backend::Lapack
+        } else {
+            Backend::Nalgebra
+        };
+        let mut cases: Vec<Array2<Complex64>> = Vec::new();
+        for n in 3..=super::super::small::SMALL_SANDWICHED_MAX {
+            for seed in 0..40u64 {
+                let a = noisy(n, 1000 * n as u64 + seed);
+                cases.push((&a + &a.t().mapv(|z| z.conj())).mapv(|z| z * 0.5));
+            }
+            let graded: Vec<f64> = (0..n)
+                .map(|k| 10f64.powf(-16.0 * k as f64 / (n - 1) as f64))
+                .collect();
+            let mut rank: Vec<f64> = (0..n)
+                .map(|k| if k < n / 2 { 0.0 } else { 1.0 + k as f64 })
+                .collect();
+            let degenerate: Vec<f64> = (0..n).map(|k| [-1.0, 0.5, 0.5, 2.0][k % 4]).collect();
+            let ones = vec![0.25; n];
+            let cluster: Vec<f64> = (0..n).map(|k| 1.0 + 1e-14 * k as f64).collect();
+            for (k, spec) in [graded, rank.clone(), degenerate, ones, cluster]
+                .iter()
+                .enumerate()
+            {
+                for seed in 0..8u64 {
+                    cases.push(with_spectrum(spec, 77 * n as u64 + 10 * k as u64 + seed));
+                }
+            }
+            rank[0] = -3.0;
+            cases.push(with_spectrum(&rank, 5));
+            // diagonal and already tridiagonal
+            let diag = Array2::from_shape_fn((n, n), |(i, j)| {
+                Complex64::new(
+                    if i == j {
+                        (i as f64 - 2.5).powi(3)
+                    } else {
+                        0.0
+                    },
+                    0.0,
+                )
+            });
+            cases.push(diag);
+            let tri = Array2::from_shape_fn((n, n), |(i, j)| match i as i64 - j as i64 {
+                0 => Complex64::new(2.0, 0.0),
+                1 => Complex64::new(-1.0, 0.5),
+                -1 => Complex64::new(-1.0, -0.5),
+                _ => Complex64::new(0.0, 0.0),
+            });
+            cases.push(tri);
+            cases.push(Array2::zeros((n, n)));
+            // differences of rank-deficient states (rank 1 and 2), γ = e and 1
+            for seed in 0..6u64 {
+                let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(900 + seed + 10 * n as u64);
+                let r = DensityMatrix::random_hilbert_schmidt(n, 1 + seed as usize % 2, &mut rng)
+                    .unwrap();
+                let s = DensityMatrix::random_hilbert_schmidt(n, 1, &mut rng).unwrap();
+                for g in [std::f64::consts::E, 1.0] {
+                    cases.push(
+                        Zip::from(r.matrix())
+                            .and(s.matrix())
+                            .map_collect(|&a, &b| hockey_entry(a, b, g)),
+                    );
+                }
+            }
+        }
+        let mut scaled = Vec::new();
+        for (k, c) in cases.iter().enumerate().step_by(7) {
+            for f in [1e-200, 1e150, 3.0e-310] {
+                scaled.push((c.mapv(|z| z * f), k));
+            }
+        }
+        let mut worst = 0.0f64;
+        for a in cases.iter().chain(scaled.iter().map(|(a, _)| a)) {
+            let n = a.nrows();
+            let want = reference.eigvalsh(a.view()).unwrap();
+            let got = with_small_dim!(n, N => {
+                let mut m = crate::spectral::small::from_view::<N>(&a.view());
+                tridiagonal_values::<N>(&mut m).map(|v| v.to_vec())
+            }, _ => None)
+            .expect("converges");
+            let norm = want.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+            let bound = 8.0 * n as f64 * f64::EPSILON * norm;
+            for w in got.windows(2) {
+                assert!(w[0] <= w[1], "not ascending: {got:?}");
+            }
+            for (x, y) in got.iter().zip(&want) {
+                let err = (x - y).abs();
+                if norm > 1e-290 {
+                    worst = worst.max(err / (n as f64 * f64::EPSILON * norm));
+                }
+                // a subnormal-scaled input: the bound in absolute terms near the underflow level
+                assert!(err <= bound.max(1e-320), "n = {n}: {got:?} vs {want:?}");
+            }
+        }
+        eprintln!("worst error / (N ε ‖A‖₂): {worst:.3}");
+        // non-finite entries: declined
+        let mut m = [[Complex64::new(0.0, 0.0); 3]; 3];
+        m[2][1] = Complex64::new(f64::NAN, 0.0);
+        assert!(tridiagonal_values::<3>(&mut m).is_none());
     }
 
     /// The in-place values (zhetrd + dsterf on the row-major buffer) against `zheevd` through the

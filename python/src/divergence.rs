@@ -474,6 +474,22 @@ fn stack_chunked(
 }
 
 /// `f()`, with BLAS and faer pinned to one thread when `single` (`with_single_blas_thread`).
+/// Whether one matrix of dimension `d` is of the mid sizes (`GIL_HELD_UP_TO < d < PARALLEL_BELOW`)
+/// that run with BLAS on one thread: a second BLAS thread gains nothing there and its hand-offs
+/// cost more than they save (`qrenyi.validate` at d = 64: 96 µs with two BLAS threads, 46 µs with
+/// one; docs/PERFORMANCE.md, "Small and mid sizes in-process").
+fn mid_size(d: usize) -> bool {
+    GIL_HELD_UP_TO < d && d < PARALLEL_BELOW
+}
+
+/// Whether two single matrices (no stacks) are below `PARALLEL_BELOW` and not both of the sizes
+/// that never reach a threaded BLAS call (`≤ GIL_HELD_UP_TO`): the mid sizes of [`mid_size`].
+fn mid_pair(rho: &Operand, sigma: &Operand) -> bool {
+    rho.single_below(PARALLEL_BELOW)
+        && sigma.single_below(PARALLEL_BELOW)
+        && !(rho.single_below(GIL_HELD_UP_TO + 1) && sigma.single_below(GIL_HELD_UP_TO + 1))
+}
+
 fn single_blas_if<T>(single: bool, f: impl FnOnce() -> T) -> T {
     if single {
         with_single_blas_thread(f)
@@ -589,9 +605,7 @@ fn divergence<'py>(
     // (the batch's thread policy for these sizes: a second BLAS thread gains nothing here, and its
     // hand-offs stall behind other spinning thread pools — docs/PERFORMANCE.md, "Small and mid
     // sizes in-process"); smaller pairs never reach a threaded BLAS call and skip the pin's cost
-    let single = rho.single_below(PARALLEL_BELOW)
-        && sigma.single_below(PARALLEL_BELOW)
-        && !(rho.single_below(GIL_HELD_UP_TO + 1) && sigma.single_below(GIL_HELD_UP_TO + 1));
+    let single = mid_pair(&rho, &sigma);
     // two single matrices of a quantity that builds a `Pair`: the core's large-size thread policy
     let single_dim = match (&rho, &sigma) {
         (Operand::Matrix(r), Operand::Matrix(_))
@@ -769,16 +783,19 @@ fn validate(
     #[pyo3(from_py_with = crate::convert::backend)] backend: &str,
 ) -> PyResult<PyState> {
     let be = self::backend(backend).map_err(to_py)?;
+    // mid sizes on one BLAS thread, as `divergence` (`mid_size`)
     if let Ok(s) = rho.cast::<PyState>() {
         let s = s.get().state.clone();
-        let big = s.dim() > GIL_HELD_UP_TO;
+        let (big, mid) = (s.dim() > GIL_HELD_UP_TO, mid_size(s.dim()));
         return Ok(PyState {
-            state: detach_if(py, big, || guard(|| restate(s, be)))?,
+            state: detach_if(py, big, || single_blas_if(mid, || guard(|| restate(s, be))))?,
         });
     }
     let m = convert::matrix("rho", rho)?;
-    let big = m.nrows() > GIL_HELD_UP_TO;
-    let state = detach_if(py, big, || guard(|| validate_as("rho", m, be)))?;
+    let (big, mid) = (m.nrows() > GIL_HELD_UP_TO, mid_size(m.nrows()));
+    let state = detach_if(py, big, || {
+        single_blas_if(mid, || guard(|| validate_as("rho", m, be)))
+    })?;
     Ok(PyState { state })
 }
 
@@ -821,10 +838,13 @@ impl PyPair {
                 return guard(|| f(&pair));
             }
         }
+        let mid = mid_size(self.states.0.dim());
         py.detach(|| {
-            guard(|| {
-                let pair = self.pair.lock().unwrap_or_else(|p| p.into_inner());
-                f(&pair)
+            single_blas_if(mid, || {
+                guard(|| {
+                    let pair = self.pair.lock().unwrap_or_else(|p| p.into_inner());
+                    f(&pair)
+                })
             })
         })
     }
@@ -857,17 +877,20 @@ impl PyPair {
         let r = single("rho", convert::operand("rho", rho)?)?;
         let s = single("sigma", convert::operand("sigma", sigma)?)?;
         let release = r.releases_gil() || s.releases_gil();
+        let mid = mid_pair(&r, &s);
         let states = detach_if(py, release, || {
-            guard(|| {
-                let side = |what, op| -> Result<DensityMatrix> {
-                    match Side::from(what, op, be)? {
-                        Side::One(s) => Ok(s),
-                        Side::Many(_) => unreachable!("stacks rejected above"),
-                    }
-                };
-                let (r, s) = (side("rho", r)?, side("sigma", s)?);
-                Pair::new(&r, &s)?; // dimension check
-                Ok(Box::new((r, s)))
+            single_blas_if(mid, || {
+                guard(|| {
+                    let side = |what, op| -> Result<DensityMatrix> {
+                        match Side::from(what, op, be)? {
+                            Side::One(s) => Ok(s),
+                            Side::Many(_) => unreachable!("stacks rejected above"),
+                        }
+                    };
+                    let (r, s) = (side("rho", r)?, side("sigma", s)?);
+                    Pair::new(&r, &s)?; // dimension check
+                    Ok(Box::new((r, s)))
+                })
             })
         })?;
         // SAFETY: the states live on the heap in `states`, which is never moved out of or mutated

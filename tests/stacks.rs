@@ -332,3 +332,62 @@ fn stacks_at_order_two_take_the_one_pair_cholesky_route() {
         );
     }
 }
+
+/// A shared validated σ (`Operand::State`, what the Python binding makes of one σ against a stack
+/// of ρ) takes the same α = 2 route as raw matrices: each pair's value is the single call's bit for
+/// bit where that call answers by `order_two_cholesky`, and within the single call's error bound
+/// where the certificate declines.
+#[test]
+fn stacks_against_a_shared_state_take_the_cholesky_route() {
+    use qrenyi::divergence::order_two::{certificate_shift, order_two_cholesky};
+    for d in [2, 3, 4, 5] {
+        let rs = valid(d, 900 + d as u64);
+        let ra = stack(&rs);
+        let shift = certificate_shift(d, 1.0);
+        let mut sigmas = valid(d, 950 + d as u64);
+        for c in [0.7, 1e3] {
+            let mut l = vec![(1.0 - c * shift) / (d - 1) as f64; d];
+            l[0] = c * shift;
+            sigmas.push(with_spectrum(&l, 980 + d as u64));
+        }
+        let (mut taken, mut declined) = (0, 0);
+        for sm in &sigmas {
+            let s = DensityMatrix::new(sm.clone()).unwrap();
+            for family in [Family::Petz, Family::Maximal] {
+                let got = renyi_stacks(
+                    Operand::Array(ra.view()),
+                    Operand::State(&s),
+                    family,
+                    &[2.0],
+                    Tolerance::default(),
+                )
+                .unwrap();
+                for (k, rm) in rs.iter().enumerate() {
+                    let r = DensityMatrix::new(rm.clone()).unwrap();
+                    let pair = Pair::new(&r, &s).unwrap();
+                    let single = pair.renyi(family, 2.0).unwrap();
+                    let x = got[k].as_ref().unwrap()[0];
+                    // the single call's route needs `Backend::Auto` states (the default with
+                    // LAPACK; without it the default is nalgebra and both take the eigen route)
+                    let auto = s.backend() == Backend::Auto && r.backend() == Backend::Auto;
+                    if auto && order_two_cholesky(&r, &s).unwrap().is_some() {
+                        assert_eq!(x.to_bits(), single.to_bits(), "{family:?} d={d} pair {k}");
+                        taken += 1;
+                    } else {
+                        let bound = accuracy::error_bound(&pair, family, 2.0, single).unwrap();
+                        assert!(
+                            (x - single).abs() <= bound || x == single,
+                            "{family:?} d={d} pair {k}: {x} vs {single} (bound {bound:e})"
+                        );
+                        declined += 1;
+                    }
+                }
+            }
+        }
+        let auto = Backend::default() == Backend::Auto;
+        assert!(
+            (taken > 0 || !auto) && declined > 0,
+            "d={d}: {taken} taken, {declined} declined"
+        );
+    }
+}

@@ -107,12 +107,15 @@ pub fn interruptible<T: Send>(
     let done = (Mutex::new(false), Condvar::new());
     std::thread::scope(|sc| {
         let (cancel, done) = (&cancel, &done);
-        let worker = sc.spawn(move || {
-            let out = catch_unwind(AssertUnwindSafe(|| f(cancel)));
-            *done.0.lock().unwrap_or_else(|p| p.into_inner()) = true;
-            done.1.notify_all();
-            out
-        });
+        let worker = std::thread::Builder::new()
+            .name("qrenyi-call".into())
+            .spawn_scoped(sc, move || {
+                let out = catch_unwind(AssertUnwindSafe(|| f(cancel)));
+                *done.0.lock().unwrap_or_else(|p| p.into_inner()) = true;
+                done.1.notify_all();
+                out
+            })
+            .map_err(|e| QrenyiError::new_err(format!("cannot start a worker thread: {e}")))?;
         // wait for the worker (GIL released), `POLL` at a time; true when it has finished
         let wait = |limit: Option<std::time::Duration>| -> bool {
             py.detach(|| {

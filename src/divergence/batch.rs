@@ -387,20 +387,28 @@ fn order_two_stack<const N: usize>(family: Family, alphas: &[f64]) -> bool {
 /// here), so [`DensityMatrix::with_options`] accepts both with `is_psd_to_rounding` — then the
 /// certificate, factorisation and solve on the stack
 /// ([`order_two_small`](super::order_two::order_two_small), the same arithmetic): the one-pair
-/// value bit for bit. `None` (the pair takes the decomposition route, which decides, reports
-/// errors and answers as before) for a shared state, a failed check or factorisation, or a
-/// certificate that fails.
+/// value bit for bit. A shared state (`Operand::State`, e.g. one σ against a Python stack of ρ) is
+/// taken with its own cached `is_psd_to_rounding` when its backend is `Backend::Auto`. `None` (the
+/// pair takes the decomposition route, which decides, reports errors and answers as before) for a
+/// shared state of another backend, a failed check or factorisation, or a certificate that fails.
 fn order_two_pair<const N: usize>(
     rho: Operand<'_>,
     sigma: Operand<'_>,
     k: usize,
     tol: crate::state::Tolerance,
 ) -> Option<f64> {
-    let psd_to_rounding = |o: Operand<'_>| {
-        let (h, t, trace) = small_checked::<N>(&o.raw(k)?, tol)?;
-        let shift = crate::spectral::zero_threshold(N, trace);
-        (shift < t && crate::spectral::small::cholesky_decision::<N>(&h, shift) == Some(true))
-            .then_some(h)
+    let psd_to_rounding = |o: Operand<'_>| match o {
+        // a shared validated state: its own cached decision, the one `Pair::renyi` reads (for
+        // `Backend::Auto` below the nalgebra-Cholesky bound it is `cholesky_decision`'s)
+        Operand::State(st) => (st.backend() == crate::spectral::Backend::Auto
+            && st.is_psd_to_rounding())
+        .then(|| crate::spectral::small::from_view::<N>(&st.matrix().view())),
+        _ => {
+            let (h, t, trace) = small_checked::<N>(&o.raw(k)?, tol)?;
+            let shift = crate::spectral::zero_threshold(N, trace);
+            (shift < t && crate::spectral::small::cholesky_decision::<N>(&h, shift) == Some(true))
+                .then_some(h)
+        }
     };
     let r = psd_to_rounding(rho)?;
     let s = psd_to_rounding(sigma)?;

@@ -126,16 +126,19 @@ fn solve_row_major(
     backend.eigvalsh(m.view())
 }
 
-/// Whether [`small_values`] solves an `n × n` values-only problem with the fixed-size solver:
-/// `Backend::Auto` and `1 ≤ n ≤` [`SMALL_SANDWICHED_MAX`](super::small::SMALL_SANDWICHED_MAX)
-/// (12; at 16 `zheevd`'s values-only solve on the difference's own buffer is as fast or faster:
-/// docs/PERFORMANCE.md, "Single pairs at d ≤ 16 (call18)").
+/// Whether [`small_values`] solves an `n × n` values-only problem with the fixed-size solvers:
+/// `Backend::Auto` and `1 ≤ n ≤`
+/// [`AUTO_SMALL_VALUES_MAX`](crate::spectral::small::AUTO_SMALL_VALUES_MAX) (16), the sizes at
+/// which `Backend::Auto`'s own values-only solve is the fixed-size one (since smalleig19), so that
+/// the differences of the hockey-stick and the trace distance take [`tridiagonal_values`] there
+/// instead of a copy into `Backend::Auto`'s solver (docs/PERFORMANCE.md, "Session 19 after the
+/// merges").
 pub(crate) fn small_values_apply(n: usize, backend: Backend) -> bool {
-    backend == Backend::Auto && (1..=super::small::SMALL_SANDWICHED_MAX).contains(&n)
+    backend == Backend::Auto && (1..=crate::spectral::small::AUTO_SMALL_VALUES_MAX).contains(&n)
 }
 
 /// The eigenvalues (ascending) of the exactly Hermitian `a` (its lower triangle is read): for
-/// `Backend::Auto` at `n ≤ 12` by the fixed-size Householder + QL solver
+/// `Backend::Auto` at `n ≤ 16` by the fixed-size Householder + QL solver
 /// (`spectral::small::eigh_small`, values only, on a stack array: no heap matrix; LAPACK's
 /// backward-stable bound, docs/divergences.md "small_tridiagonal"), else `backend.eigvalsh`. At
 /// these sizes it is 1.4–2× nalgebra's and `zheevd`'s values-only solves (docs/PERFORMANCE.md,
@@ -162,7 +165,7 @@ pub(crate) fn small_values(
 }
 
 /// The eigenvalues (ascending) of the exactly Hermitian `a` (lower triangle read) for the
-/// values-only solves of `ρ − γσ` at `3 ≤ n ≤ 12` with `Backend::Auto`:
+/// values-only solves of `ρ − γσ` at `3 ≤ n ≤ 16` with `Backend::Auto`:
 /// [`tridiagonal_values`] (Householder to a real tridiagonal matrix, then the root-free QL
 /// iteration). Other sizes, backends, non-finite entries and a solve that does not converge
 /// take [`small_values`].
@@ -961,7 +964,7 @@ mod tests {
             Backend::Nalgebra
         };
         let mut cases: Vec<Array2<Complex64>> = Vec::new();
-        for n in 3..=super::super::small::SMALL_SANDWICHED_MAX {
+        for n in 3..=crate::spectral::small::AUTO_SMALL_VALUES_MAX {
             for seed in 0..40u64 {
                 let a = noisy(n, 1000 * n as u64 + seed);
                 cases.push((&a + &a.t().mapv(|z| z.conj())).mapv(|z| z * 0.5));

@@ -80,8 +80,8 @@ pub fn order_two_cholesky(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<
 /// [`order_two_cholesky`] of two validated small matrices held as fixed-size arrays (the stack
 /// route, `batch.rs`): the same traces, certificate, factorisation and solve — the pure-Rust ones
 /// that [`order_two_cholesky`] runs at `d ≤` [`PURE_RUST_MAX`] — on stack buffers, so the same
-/// decision and, where it answers, the same value bit for bit (test
-/// `order_two_small_equals_order_two_cholesky`). `r`, `s` are the states' (exactly Hermitian)
+/// decision and, where it answers, the same value bit for bit (tests
+/// `stacks_at_order_two_take_the_one_pair_cholesky_route` and `order_two_reference_through_stacks`). `r`, `s` are the states' (exactly Hermitian)
 /// matrices, row-major.
 pub(crate) fn order_two_small<const N: usize>(
     r: &crate::spectral::small::Mat<N>,

@@ -50,8 +50,8 @@ pub const SMALL_SPECTRAL_MAX: usize = 16;
 
 /// Largest dimension at which a Petz α-curve takes the kernel's `d²` terms and one Rényi mean per
 /// order (`SmallPair::petz_curve`) instead of `Pair`'s factorised sum: at `d = 2` both cost
-/// `2d = d²` exponentials per order and the kernel skips `Pair`'s tables; at `d = 4` the two
-/// measured level, at `d = 8` the factorised sum (`2d` exponentials per order against `d²`) is
+/// `2d = d²` exponentials per order and the kernel skips `Pair`'s tables; at `d = 4` both routes
+/// measured the same time, at `d = 8` the factorised sum (`2d` exponentials per order against `d²`) is
 /// 2× ahead (docs/PERFORMANCE.md, "curves19").
 pub const SMALL_PETZ_CURVE_MAX: usize = 2;
 

@@ -328,14 +328,18 @@ impl EigenSolver for Backend {
     fn eigh(&self, a: ArrayView2<Complex64>) -> Result<(Array1<f64>, Array2<Complex64>)> {
         check_square(&a)?;
         if self.small_solver(a.nrows(), true) {
-            return super::small::eigh(a);
+            // the fixed-size QL's iteration cap (never met in the tests): nalgebra's solver,
+            // which iterates without one, as before the fixed-size route
+            return super::small::eigh(a)
+                .or_else(|e| small_fallback(e, &a, || Backend::Nalgebra.eigh(a)));
         }
         dispatch!(self, Op::Vectors, a.nrows(), eigh(a))
     }
     fn eigvalsh(&self, a: ArrayView2<Complex64>) -> Result<Array1<f64>> {
         check_square(&a)?;
         if self.small_solver(a.nrows(), false) {
-            return super::small::eigvalsh(a);
+            return super::small::eigvalsh(a)
+                .or_else(|e| small_fallback(e, &a, || Backend::Nalgebra.eigvalsh(a)));
         }
         dispatch!(self, Op::Values, a.nrows(), eigvalsh(a))
     }
@@ -384,6 +388,21 @@ fn check_square<T>(a: &ArrayView2<T>) -> Result<()> {
         return Err(Error::NotSquare { rows: r, cols: c });
     }
     Ok(())
+}
+
+/// `Backend::Auto`'s answer when its fixed-size solver fails on `a`: for a finite `a` (the QL
+/// iteration cap, never met in the tests) `retry` — nalgebra's solver, which has no iteration cap,
+/// as before the fixed-size route; a non-finite entry keeps the solver's error.
+fn small_fallback<T>(
+    e: Error,
+    a: &ArrayView2<Complex64>,
+    retry: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    if a.iter().all(|z| z.re.is_finite() && z.im.is_finite()) {
+        retry()
+    } else {
+        Err(e)
+    }
 }
 
 #[cfg(test)]

@@ -380,7 +380,10 @@ fn norm2(x: f64, y: f64) -> f64 {
 /// 1. `A` is scaled by a power of two (exact) to largest entry ≈ 1.
 /// 2. For `k = 0 … N−3` the Hermitian reflector `H_k = I − τ v v†` maps column `k` below the
 ///    diagonal to `(α, 0, …)`, `α = −e^{i arg x₀}‖x‖` (no cancellation in `v₀ = x₀ − α`); the
-///    trailing block is updated as `B − v w† − w v†` with `p = τBv`, `w = p − (τ/2)(v†p) v`.
+///    trailing block is updated as `B − v w† − w v†` with `p = τBv`, `w = p − (τ/2)(v†p) v`, on
+///    split real and imaginary `N × N` arrays: `Bv` as axpys of whole rows (column `j` of `B` is the
+///    conjugate of row `j`), the update on whole rows, the two products subtracted in swapped order
+///    above the diagonal, so the matrix stays exactly Hermitian with no mirror writes.
 ///    `A = Q T Q†`, `Q = H₀H₁⋯`.
 /// 3. The complex subdiagonal `e_k` is made real by the diagonal unitary `D`, `δ₀ = 1`,
 ///    `δ_{k+1} = δ_k e_k/|e_k|`: `D†TD` has subdiagonal `|e_k|`.
@@ -432,65 +435,132 @@ pub fn eigh_tridiagonal_portable<const N: usize>(
 #[inline(always)]
 fn eigh_tridiagonal_body<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<SmallEigen<N>> {
     // 1. exact scaling by a power of two
-    let (mut m, scale) = hermitian_copy(a)?;
+    // the working matrix on split real and imaginary parts, full Hermitian storage (the values of
+    // `hermitian_copy`); every update below keeps it exactly Hermitian (mr symmetric, mi
+    // antisymmetric with a zero diagonal)
+    let mut mr = [[0.0f64; N]; N];
+    let mut mi = [[0.0f64; N]; N];
+    let mut big = 0.0f64;
+    for i in 0..N {
+        for j in 0..i {
+            let z = a[i][j];
+            if !(z.re.is_finite() && z.im.is_finite()) {
+                return Err(non_finite());
+            }
+            mr[i][j] = z.re;
+            mi[i][j] = z.im;
+            mr[j][i] = z.re;
+            mi[j][i] = -z.im;
+            big = big.max(z.re.abs()).max(z.im.abs());
+        }
+        let d = a[i][i].re;
+        if !d.is_finite() {
+            return Err(non_finite());
+        }
+        mr[i][i] = d;
+        big = big.max(d.abs());
+    }
+    let scale = power_of_two_scale(big);
+    if scale != 1.0 {
+        for i in 0..N {
+            for j in 0..N {
+                mr[i][j] *= scale;
+                mi[i][j] *= scale;
+            }
+        }
+    }
     // the reflectors (row k: v of H_k, entries k+1..N) and their τ (0: H_k = I), kept for the
     // backward application of step 5
     let mut refl = zeros::<N>();
     let mut taus = [0.0f64; N];
-    // 2. Householder reduction (column k, rows k+1..N)
-    for k in 0..N.saturating_sub(2) {
-        let x0 = m[k + 1][k];
-        let tail: f64 = (k + 2..N).map(|i| m[i][k].norm_sqr()).sum();
+    // the subdiagonal of the tridiagonal matrix (entry k: row k+1, column k)
+    let mut sub = [Complex64::new(0.0, 0.0); N];
+    // 2. Householder reduction (column k, rows k+1..N = the conjugate of row k, columns k+1..N)
+    for k in 0..N.saturating_sub(1) {
+        let x0 = Complex64::new(mr[k][k + 1], -mi[k][k + 1]);
+        sub[k] = x0;
+        if k + 2 >= N {
+            break;
+        }
+        let mut tail = 0.0f64;
+        for i in k + 2..N {
+            tail += mr[k][i] * mr[k][i] + mi[k][i] * mi[k][i];
+        }
         if tail < f64::MIN_POSITIVE {
             // already tridiagonal in this column (or below 1e-308 of the scaled ‖A‖ ≈ 1): H = I
             continue;
         }
         let xnorm = (x0.norm_sqr() + tail).sqrt();
-        let phase = if x0.norm() > 0.0 {
-            x0 / x0.norm()
+        let x0abs = x0.norm();
+        let phase = if x0abs > 0.0 {
+            x0 / x0abs
         } else {
             Complex64::new(1.0, 0.0)
         };
         let alpha = -phase * xnorm;
-        let mut v = [Complex64::new(0.0, 0.0); N];
-        v[k + 1] = x0 - alpha;
+        sub[k] = alpha;
+        // v on split parts (entries k+1..N)
+        let mut vr = [0.0f64; N];
+        let mut vi = [0.0f64; N];
+        let v0 = x0 - alpha;
+        vr[k + 1] = v0.re;
+        vi[k + 1] = v0.im;
         for i in k + 2..N {
-            v[i] = m[i][k];
+            vr[i] = mr[k][i];
+            vi[i] = -mi[k][i];
         }
-        let tau = 2.0 / (v[k + 1].norm_sqr() + tail);
-        // p = τ B v on the trailing block (Hermitian, full storage)
-        let mut p = [Complex64::new(0.0, 0.0); N];
-        for i in k + 1..N {
-            let mut z = Complex64::new(0.0, 0.0);
-            for j in k + 1..N {
-                z += m[i][j] * v[j];
+        let tau = 2.0 / (v0.norm_sqr() + tail);
+        // p = B v on the trailing block as axpys over its rows: column j of B is the conjugate of
+        // row j, so p_i += conj(b_ji) v_j. The axpys run over whole rows (unmasked vectors): the
+        // entries i ≤ k of p are never read
+        let mut pr = [0.0f64; N];
+        let mut pi = [0.0f64; N];
+        for j in k + 1..N {
+            let (a, b) = (vr[j], vi[j]);
+            let (rr, ri) = (&mr[j], &mi[j]);
+            for i in 0..N {
+                pr[i] += rr[i] * a + ri[i] * b;
+                pi[i] += rr[i] * b - ri[i] * a;
             }
-            p[i] = z * tau;
         }
-        let mut vp = Complex64::new(0.0, 0.0);
+        // w = τp − ½τ(v†τp) v (v†Bv is real)
         for i in k + 1..N {
-            vp += v[i].conj() * p[i];
+            pr[i] *= tau;
+            pi[i] *= tau;
         }
-        let half = 0.5 * tau * vp.re;
+        let mut vp = 0.0f64;
         for i in k + 1..N {
-            p[i] -= v[i] * half;
+            vp += vr[i] * pr[i] + vi[i] * pi[i];
         }
+        let half = 0.5 * tau * vp;
+        let mut wr = [0.0f64; N];
+        let mut wi = [0.0f64; N];
         for i in k + 1..N {
-            for j in k + 1..=i {
-                let z = m[i][j] - v[i] * p[j].conj() - p[i] * v[j].conj();
-                m[i][j] = z;
-                m[j][i] = z.conj();
+            wr[i] = pr[i] - vr[i] * half;
+            wi[i] = pi[i] - vi[i] * half;
+        }
+        // B ← B − v w† − w v† on whole rows: entry (i, j) as (b − v_i w̄_j) − w_i v̄_j on and below
+        // the diagonal and (b − w_i v̄_j) − v_i w̄_j above it — the conjugate of entry (j, i), bit
+        // for bit (the products of (j, i) are those of (i, j) conjugated and swapped), so the
+        // matrix stays exactly Hermitian with no mirror writes. v and w are zero at j ≤ k: the
+        // (never read) entries left of the trailing block lose exact zeros
+        for i in k + 1..N {
+            let (a, b, c, dd) = (vr[i], vi[i], wr[i], wi[i]);
+            let (rr, ri) = (&mut mr[i], &mut mi[i]);
+            for j in 0..N {
+                let (xr, xi) = (a * wr[j] + b * wi[j], b * wr[j] - a * wi[j]);
+                let (yr, yi) = (c * vr[j] + dd * vi[j], dd * vr[j] - c * vi[j]);
+                let (lr, li) = ((rr[j] - xr) - yr, (ri[j] - xi) - yi);
+                let (ur, ui) = ((rr[j] - yr) - xr, (ri[j] - yi) - xi);
+                let lower = j <= i;
+                rr[j] = if lower { lr } else { ur };
+                ri[j] = if lower { li } else { ui };
             }
-            m[i][i].im = 0.0;
-        }
-        m[k + 1][k] = alpha;
-        m[k][k + 1] = alpha.conj();
-        for i in k + 2..N {
-            m[i][k] = Complex64::new(0.0, 0.0);
-            m[k][i] = Complex64::new(0.0, 0.0);
         }
         if vectors {
-            refl[k] = v;
+            for i in k + 1..N {
+                refl[k][i] = Complex64::new(vr[i], vi[i]);
+            }
             taus[k] = tau;
         }
     }
@@ -500,14 +570,14 @@ fn eigh_tridiagonal_body<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<Sm
     let mut deltas = [Complex64::new(1.0, 0.0); N];
     let mut delta = Complex64::new(1.0, 0.0);
     for i in 0..N {
-        d[i] = m[i][i].re;
+        d[i] = mr[i][i];
         deltas[i] = delta;
         if i + 1 < N {
-            let sub = m[i + 1][i];
-            let abs = sub.norm();
+            let s = sub[i];
+            let abs = s.norm();
             e[i] = abs;
             if abs > 0.0 {
-                delta *= sub / abs;
+                delta *= s / abs;
             }
         }
     }

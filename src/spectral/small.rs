@@ -41,12 +41,14 @@ pub const SMALL_MAX: usize = 16;
 /// [`Backend::Auto`](super::Backend::Auto) answers complex Hermitian full decompositions of
 /// dimension `1 ≤ d ≤` this with the fixed-size solvers: Jacobi ([`eigh_fixed`]) up to
 /// [`AUTO_JACOBI_MAX`], Householder + QL ([`eigh_tridiagonal`], real rotations and the backward
-/// application of the reflectors) above — faster than nalgebra and LAPACK at every `d ≤ 16`
-/// (docs/PERFORMANCE.md, "Fixed-size QL with real rotations (smalleig19)").
+/// application of the reflectors) above — full decompositions faster than nalgebra's and LAPACK's
+/// at every `d ≤ 16` (values only: ahead of nalgebra, level with `zheevd` at `d = 8`;
+/// docs/PERFORMANCE.md, "Fixed-size QL with real rotations (smalleig19)").
 pub const AUTO_SMALL_VECTORS_MAX: usize = 16;
 
 /// As [`AUTO_SMALL_VECTORS_MAX`], for values-only solves (the same solvers, so `eigvalsh` returns
-/// the values of `eigh` bit for bit).
+/// the values of `eigh` bit for bit; one solver for both keeps a state's values the same whether
+/// or not its vectors were asked for).
 pub const AUTO_SMALL_VALUES_MAX: usize = 16;
 
 /// [`Backend::Auto`](super::Backend::Auto)'s fixed-size solves use Jacobi (relatively accurate,

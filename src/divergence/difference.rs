@@ -371,14 +371,8 @@ pub(crate) fn tridiagonal_values<const N: usize>(a: &mut [[Complex64; N]; N]) ->
             *x /= scale;
         }
     }
-    // ascending (insertion sort of at most 12 values): the sums that follow add in this order
-    for k in 1..N {
-        let mut j = k;
-        while j > 0 && d[j - 1] > d[j] {
-            d.swap(j - 1, j);
-            j -= 1;
-        }
-    }
+    // ascending (the fixed-size solvers' insertion sort): the sums that follow add in this order
+    crate::spectral::small::sort_ascending(&mut d);
     d.iter().all(|x| x.is_finite()).then_some(d)
 }
 

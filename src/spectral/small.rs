@@ -257,7 +257,7 @@ pub fn eigh_fixed<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<SmallEige
 
 /// Sort `values` ascending in place (insertion sort, stable) and return the permutation:
 /// `order[k]` is the old index of the value now at `k`.
-fn sort_ascending<const N: usize>(values: &mut [f64; N]) -> [usize; N] {
+pub(crate) fn sort_ascending<const N: usize>(values: &mut [f64; N]) -> [usize; N] {
     let mut order = [0usize; N];
     for (k, o) in order.iter_mut().enumerate() {
         *o = k;

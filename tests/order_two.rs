@@ -122,22 +122,38 @@ fn order_two_reference() {
     assert!(checked >= 3 * 3 * 25, "{checked}");
 }
 
-/// The sandwiched `D̃_2` the former way, independently of the library's α = 2 branches: σ's
-/// decomposition, `A = D V†ρV D` with `D = diag(μ^{−1/4})` on `supp σ`, one values-only
-/// eigensolve, `ln(Σ_{ν>0} ν² / Tr ρ)` (`+∞` outside the support).
-fn sandwiched_by_eigensolve(rho: &DensityMatrix, sigma: &DensityMatrix) -> f64 {
+/// ρ in σ's eigenbasis for the two references below: σ's decomposition, `B = V†ρ` and
+/// `ρ' = V†ρV`; `None` (the value is `+∞`) when ρ's weight on `ker σ` exceeds the zero threshold
+/// `16 d ε λ_max(ρ)`.
+fn in_sigma_frame<'a>(
+    rho: &DensityMatrix,
+    sigma: &'a DensityMatrix,
+) -> Option<(
+    &'a qrenyi::spectral::Eigen,
+    Array2<Complex64>,
+    Array2<Complex64>,
+)> {
     let es = sigma.eigen().unwrap();
     let v = es.vectors();
-    let rp = v.t().mapv(|z| z.conj()).dot(rho.matrix()).dot(v);
+    let b = v.t().mapv(|z| z.conj()).dot(rho.matrix());
+    let rp = b.dot(v);
     let supp = es.support();
     let kernel: f64 = (0..rho.dim())
         .filter(|j| !supp.contains(j))
         .map(|j| rp[[j, j]].re)
         .sum();
     let lam_max = rho.eigen().unwrap().max_value();
-    if kernel > 16.0 * rho.dim() as f64 * f64::EPSILON * lam_max {
+    (kernel <= 16.0 * rho.dim() as f64 * f64::EPSILON * lam_max).then_some((es, b, rp))
+}
+
+/// The sandwiched `D̃_2` the former way, independently of the library's α = 2 branches: σ's
+/// decomposition, `A = D V†ρV D` with `D = diag(μ^{−1/4})` on `supp σ`, one values-only
+/// eigensolve, `ln(Σ_{ν>0} ν² / Tr ρ)` (`+∞` outside the support).
+fn sandwiched_by_eigensolve(rho: &DensityMatrix, sigma: &DensityMatrix) -> f64 {
+    let Some((es, _, rp)) = in_sigma_frame(rho, sigma) else {
         return f64::INFINITY;
-    }
+    };
+    let supp = es.support();
     let n = supp.len();
     let scale: Vec<f64> = supp.iter().map(|&j| es.values()[j].powf(-0.25)).collect();
     let a = Array2::from_shape_fn((n, n), |(x, y)| {
@@ -153,19 +169,10 @@ fn sandwiched_by_eigensolve(rho: &DensityMatrix, sigma: &DensityMatrix) -> f64 {
 /// α = 2 branches: σ's decomposition, `‖diag(μ^{−1/2}) V†ρ‖_F²` over `supp σ` (`+∞` when ρ has
 /// weight on `ker σ`).
 fn petz_two_by_eigensolve(rho: &DensityMatrix, sigma: &DensityMatrix) -> f64 {
-    let es = sigma.eigen().unwrap();
-    let v = es.vectors();
-    let b = v.t().mapv(|z| z.conj()).dot(rho.matrix());
-    let rp = b.dot(v);
-    let supp = es.support();
-    let kernel: f64 = (0..rho.dim())
-        .filter(|j| !supp.contains(j))
-        .map(|j| rp[[j, j]].re)
-        .sum();
-    let lam_max = rho.eigen().unwrap().max_value();
-    if kernel > 16.0 * rho.dim() as f64 * f64::EPSILON * lam_max {
+    let Some((es, b, rp)) = in_sigma_frame(rho, sigma) else {
         return f64::INFINITY;
-    }
+    };
+    let supp = es.support();
     let q: f64 = supp
         .iter()
         .map(|&j| b.row(j).iter().map(|z| z.norm_sqr()).sum::<f64>() / es.values()[j])

@@ -61,7 +61,7 @@ pub enum Error {
         tolerance: f64,
     },
     /// A trace (or total probability) is not one.
-    #[error("trace is {}, expected 1 ± {tolerance:.0e}", short_number(*trace))]
+    #[error("trace is {}, expected 1 ± {tolerance:.0e}", trace_text(*trace))]
     TraceNotOne {
         /// The trace found.
         trace: f64,
@@ -93,7 +93,7 @@ pub enum Error {
         tolerance: f64,
     },
     /// A Rényi order outside the range where the quantity is defined.
-    #[error("order α = {alpha} is out of range: {expected}")]
+    #[error("order α = {} is out of range: {expected}", value_text(*alpha))]
     AlphaOutOfRange {
         /// The order given.
         alpha: f64,
@@ -101,7 +101,7 @@ pub enum Error {
         expected: String,
     },
     /// Any other scalar parameter out of its domain.
-    #[error("invalid {name} = {value}: {reason}")]
+    #[error("invalid {name} = {}: {reason}", value_text(*value))]
     InvalidParameter {
         /// Parameter name.
         name: String,
@@ -160,6 +160,29 @@ pub enum Error {
 
 /// A number for a message: fixed notation with 4 decimals in `[1e-3, 1e6)`, else scientific
 /// (a trace of 1e300 is not printed with 300 digits).
+/// A trace in an error message: [`short_number`], except that a trace within `5·10⁻⁵` of 1 (which
+/// four decimals print as `1.0000`) shows its deviation, `1 + 1.000e-6`, so the message says by how
+/// much the trace is off.
+fn trace_text(t: f64) -> String {
+    let off = t - 1.0;
+    if t.is_finite() && off != 0.0 && off.abs() < 5e-5 {
+        format!("1 {} {:.3e}", if off > 0.0 { "+" } else { "−" }, off.abs())
+    } else {
+        short_number(t)
+    }
+}
+
+/// A parameter's value in an error message: Rust's `Display` (`-0.5`, `inf`, `NaN`, `2`), but in
+/// scientific notation beyond `[1e-5, 1e16)` in magnitude, where `Display` writes every digit
+/// (`1e300` was 301 characters, `5e-324` 326).
+pub(crate) fn value_text(x: f64) -> String {
+    if x.is_finite() && x != 0.0 && !(1e-5..1e16).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 fn short_number(x: f64) -> String {
     if x == 0.0 || (1e-3..1e6).contains(&x.abs()) {
         format!("{x:.4}")

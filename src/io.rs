@@ -380,6 +380,7 @@ pub fn read_npy(path: impl AsRef<Path>) -> Result<NpyArray> {
     let path = path.as_ref();
     let err = |why: String| Error::io(path, why);
     let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    note_input(&file);
     let file_len = file.metadata().map_err(|e| Error::io(path, e))?.len();
     let file_len = usize::try_from(file_len).unwrap_or(usize::MAX);
     let mut head = vec![0u8; NPY_PREAMBLE.min(file_len)];
@@ -437,6 +438,44 @@ fn two_dimensional<T>(path: &Path, a: ArrayD<T>, what: &str) -> Result<Array2<T>
     })
 }
 
+/// The files this process opened as inputs (device and inode, newest last, at most
+/// [`MAX_NOTED_INPUTS`]): [`replace_atomically`] refuses to replace one of them, so an output named
+/// like an input (`qrenyi divergence --rho x.svg … --plot x.svg`) is an error instead of replacing
+/// the input.
+static INPUTS: std::sync::Mutex<Vec<(u64, u64)>> = std::sync::Mutex::new(Vec::new());
+
+/// How many input files [`INPUTS`] remembers (a long-running process reading many files keeps
+/// the most recent ones).
+const MAX_NOTED_INPUTS: usize = 1024;
+
+/// Record the opened input `file` in [`INPUTS`] (Unix; elsewhere nothing is recorded).
+fn note_input(file: &std::fs::File) {
+    #[cfg(unix)]
+    if let Ok(m) = file.metadata() {
+        use std::os::unix::fs::MetadataExt;
+        let mut v = INPUTS.lock().unwrap_or_else(|p| p.into_inner());
+        if v.len() >= MAX_NOTED_INPUTS {
+            v.remove(0);
+        }
+        v.push((m.dev(), m.ino()));
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+}
+
+/// Whether `path` itself (not a link's target: replacing a link leaves its target alone) is a file
+/// this process read as an input ([`INPUTS`]).
+fn is_input(path: &Path) -> bool {
+    #[cfg(unix)]
+    if let Ok(m) = std::fs::symlink_metadata(path) {
+        use std::os::unix::fs::MetadataExt;
+        let v = INPUTS.lock().unwrap_or_else(|p| p.into_inner());
+        return v.contains(&(m.dev(), m.ino()));
+    }
+    let _ = path;
+    false
+}
+
 /// Largest input read from a pipe, a character device or any other file that is not a regular file
 /// (whose size is not known before reading): 1 GiB. `--rho /dev/zero` or an endless pipe would
 /// otherwise be read until memory runs out.
@@ -448,6 +487,7 @@ pub const MAX_STREAM_INPUT: u64 = 1 << 30;
 pub fn read_input(path: &Path) -> Result<Vec<u8>> {
     use std::io::Read;
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    note_input(&file);
     let regular = file.metadata().map(|m| m.is_file()).unwrap_or(false);
     if regular {
         return std::fs::read(path).map_err(|e| Error::io(path, e));
@@ -621,8 +661,16 @@ pub fn unique_path(dir: &Path, stem: &str, suffix: &str) -> PathBuf {
 
 /// Replace (or create) the file `path` atomically: the content is produced by `fill` into a new
 /// temporary file beside it (created exclusively), synced, then renamed over `path`. Readers see
-/// the old file or the complete new one; a symbolic link at `path` is replaced, not followed.
+/// the old file or the complete new one; a symbolic link at `path` is replaced, not followed. A
+/// file this process read as an input (by this module's readers) is never replaced: an error.
 pub fn replace_atomically(path: &Path, fill: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+    if is_input(path) {
+        return Err(Error::io(
+            path,
+            "is an input of this command: refusing to replace it with an output (name the output \
+             differently)",
+        ));
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -810,6 +858,7 @@ pub const NPZ_MAX_MEMBER: u64 = 1 << 34;
 /// `.npy` parser as plain files ([`npz_member`]).
 fn read_npz_member(path: &Path, member: Option<&str>) -> Result<(DynC64, bool)> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    note_input(&file);
     npz_member(file, &path.display().to_string(), member)
 }
 

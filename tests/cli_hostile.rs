@@ -957,3 +957,43 @@ fn endless_inputs_are_bounded() {
     }
     assert_error(&["verify", "merge", s(&link)], &["not a regular file"]);
 }
+
+/// An output named like an input (audit21): `--plot x.svg` with `--rho x.svg` (read as `.npy`,
+/// the reader's default) replaced the input; now one error line, the input untouched. A different
+/// output name still writes the plot.
+#[test]
+fn an_output_named_like_an_input_is_refused() {
+    let rho = write(
+        "input-as-plot.svg",
+        &npy("<f8", "(2, 2)", false, &le_bytes(&[0.7, 0.0, 0.0, 0.3])),
+    );
+    let before = std::fs::read(&rho).unwrap();
+    let (_, sigma) = states();
+    // (temporary paths have no spaces)
+    let plot_to = |out: &Path| {
+        let line = format!(
+            "divergence --kind petz --rho {} --sigma {} --alpha 0.5,2 --plot {}",
+            s(&rho),
+            s(&sigma),
+            s(out)
+        );
+        run(&line.split(' ').collect::<Vec<_>>())
+    };
+    let (code, _, err) = plot_to(&rho);
+    assert_error_output(
+        code,
+        &err,
+        &["--plot", s(&rho)],
+        &["is an input of this command"],
+    );
+    assert_eq!(
+        std::fs::read(&rho).unwrap(),
+        before,
+        "the input was replaced"
+    );
+    let plot = temp_path("not-an-input.svg");
+    let _ = std::fs::remove_file(&plot);
+    let (code, _, err) = plot_to(&plot);
+    assert_eq!(code, 0, "{err}");
+    assert!(std::fs::read_to_string(&plot).unwrap().contains("<svg"));
+}

@@ -83,6 +83,16 @@ fn trace_not_one_reports_trace() {
         classical::kl(&[0.5, 0.6], &[0.5, 0.5]),
         Err(Error::TraceNotOne { .. })
     ));
+    // a trace that four decimals print as 1.0000 shows its deviation (audit21: "trace is 1.0000,
+    // expected 1 ± 1e-10" did not say by how much)
+    let e = DensityMatrix::new(arr2(&[[c(0.5 + 1e-6), c(0.0)], [c(0.0), c(0.5)]])).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("trace is 1 + 1.000e-6, expected 1 ± "),
+        "{e}"
+    );
+    let e = DensityMatrix::new(arr2(&[[c(0.5 - 3e-10), c(0.0)], [c(0.0), c(0.5)]])).unwrap_err();
+    assert!(e.to_string().starts_with("trace is 1 − 3.000e-10"), "{e}");
     assert!(matches!(
         classical::kl(&[1.5, -0.5], &[0.5, 0.5]),
         Err(Error::NegativeProbability { index: 1, .. })
@@ -187,4 +197,29 @@ fn pure_state_needs_unit_norm() {
         DensityMatrix::pure(&[c(1.0), c(1.0)]),
         Err(Error::TraceNotOne { .. })
     ));
+}
+
+/// Parameters far from 1 are printed in scientific notation, not as hundreds of digits (audit21:
+/// `invalid epsilon = 1e300` was 301 characters, `order α = 5e-324` 326).
+#[test]
+fn extreme_parameters_print_short() {
+    let e = Error::invalid("epsilon", 1e300, "must lie in (0, 1)");
+    assert_eq!(e.to_string(), "invalid epsilon = 1e300: must lie in (0, 1)");
+    let e = Family::Sandwiched.check_alpha(-5e-324).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("order α = -5e-324 is out of range"),
+        "{e}"
+    );
+    for (x, text) in [
+        (-0.5, "-0.5"),
+        (2.0, "2"),
+        (f64::INFINITY, "inf"),
+        (f64::NAN, "NaN"),
+        (-0.0, "-0"),
+        (123456.5, "123456.5"),
+    ] {
+        let e = Error::invalid("x", x, "r");
+        assert_eq!(e.to_string(), format!("invalid x = {text}: r"));
+    }
 }

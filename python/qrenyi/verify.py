@@ -66,12 +66,19 @@ def _lemmas(lemma):
     if isinstance(lemma, (str, Statement)):
         return [lemma]
     try:
-        return list(lemma)
+        lemmas = list(lemma)
     except TypeError:
         raise _qrenyi.QrenyiError(
             f"cannot parse lemma: expected a statement name or a qrenyi.verify.Statement, "
             f"got {lemma!r}"
         ) from None
+    if not lemmas:
+        # the binding reads an empty list as "every built-in statement" (lemma=None): an empty
+        # selection must not run the whole registry
+        raise _qrenyi.QrenyiError(
+            "empty input: lemma: an empty sequence (lemma=None runs every built-in statement)"
+        )
+    return lemmas
 
 
 def run(lemma=None, trials=None, seed=0, max_dim=None, shard=None, *, restarts=8, threads=None,
@@ -82,7 +89,8 @@ def run(lemma=None, trials=None, seed=0, max_dim=None, shard=None, *, restarts=8
     built-in statement). ``trials``: per statement (default: each statement's own). ``max_dim``:
     largest Hilbert-space dimension (default 4). ``shard``: ``(i, n)`` or ``"i/n"``, the trials
     ``t ≡ i (mod n)``. ``restarts``: refinement restarts (0 disables refinement). ``threads``:
-    worker threads (default: all cores; results do not depend on it). ``save_dir``: where
+    worker threads (default: all cores; at most 4 per core; results do not depend on
+    it). ``save_dir``: where
     counterexamples are saved (default: not saved, unlike the CLI).
     """
     out = _qrenyi.verify_run(

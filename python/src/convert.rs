@@ -45,6 +45,41 @@ fn numpy_attr<'py>(
     .map(|f| f.bind(py).clone())
 }
 
+/// Refuse a `numpy.ma.MaskedArray` with masked entries: its subclass passes as an ndarray, and both
+/// the buffer read and `numpy.asarray` drop the mask, so the hidden values under the mask were
+/// silently used. A plain `ndarray` (the common case) is recognised by its exact type, without a
+/// call into Python.
+fn reject_masked(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<()> {
+    static NDARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    static MASKED: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let py = obj.py();
+    let ty = obj.get_type();
+    if ty.is(&numpy_attr(py, &NDARRAY, "ndarray")?) {
+        return Ok(());
+    }
+    let masked = MASKED.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+        Ok(py.import("numpy.ma")?.getattr("MaskedArray")?.unbind())
+    })?;
+    if !obj.is_instance(masked.bind(py))? {
+        return Ok(());
+    }
+    let count: usize = py
+        .import("numpy.ma")?
+        .call_method1("count_masked", (obj,))?
+        .extract()?;
+    if count > 0 {
+        return Err(parse_error(
+            what,
+            format!(
+                "a numpy masked array with {count} masked entr{} (their values are undefined: \
+                 fill them, e.g. `.filled(0)`, or pass `.data` to use the values under the mask)",
+                if count == 1 { "y" } else { "ies" }
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// `numpy.asarray(obj, dtype)` for `dtype` "complex128" or "float64", with numpy's own error
 /// turned into a `QrenyiError` naming `what`.
 fn asarray<'py>(what: &str, obj: &Bound<'py, PyAny>, dtype: &str) -> PyResult<Bound<'py, PyAny>> {
@@ -67,6 +102,7 @@ fn shape_str(shape: &[usize]) -> String {
 /// anything else goes through `numpy.asarray(…, complex128)`; an object with `.full()` (QuTiP)
 /// is converted first.
 fn complex_array<'py>(what: &str, obj: &Bound<'py, PyAny>) -> PyResult<Array2OrStack> {
+    reject_masked(what, obj)?;
     if let Ok(a) = obj.cast::<PyArrayDyn<Complex64>>() {
         if a.ndim() == 2 && a.is_c_contiguous() {
             // the common case, one C-contiguous matrix: one copy of its buffer (no strided view;
@@ -182,19 +218,8 @@ pub fn matrix(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<Array2<Complex64>>
 /// A real 2-D array (samples `n × d`), e.g. for the kernel estimators; a 1-D array is one
 /// coordinate per sample (`n × 1`).
 pub fn real_matrix(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<Array2<f64>> {
-    let a = if let Ok(a) = obj.cast::<PyArrayDyn<f64>>() {
-        a.clone()
-    } else {
-        asarray(what, obj, "float64")?
-            .cast_into::<PyArrayDyn<f64>>()
-            .map_err(|_| parse_error(what, "numpy.asarray did not return a float64 array"))?
-    };
-    let ro = a
-        .try_readonly()
-        .map_err(|e| parse_error(what, e.to_string()))?;
-    let v = ro.as_array();
-    check_alloc(what, v.shape(), std::mem::size_of::<f64>(), "float64")?;
-    match v.ndim() {
+    reject_masked(what, obj)?;
+    with_float64(what, obj, |v| match v.ndim() {
         1 => Ok(v
             .to_owned()
             .into_shape_with_order((v.len(), 1))
@@ -210,7 +235,29 @@ pub fn real_matrix(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<Array2<f64>> 
                 shape_str(v.shape())
             ),
         )),
-    }
+    })
+}
+
+/// `f` on `obj` as a float64 array (`numpy.asarray(obj, float64)` unless it is one already), read
+/// only, after [`check_alloc`] (a copy the machine cannot allocate is refused before `f` copies).
+fn with_float64<R>(
+    what: &str,
+    obj: &Bound<'_, PyAny>,
+    f: impl FnOnce(ndarray::ArrayViewD<'_, f64>) -> PyResult<R>,
+) -> PyResult<R> {
+    let a = if let Ok(a) = obj.cast::<PyArrayDyn<f64>>() {
+        a.clone()
+    } else {
+        asarray(what, obj, "float64")?
+            .cast_into::<PyArrayDyn<f64>>()
+            .map_err(|_| parse_error(what, "numpy.asarray did not return a float64 array"))?
+    };
+    let ro = a
+        .try_readonly()
+        .map_err(|e| parse_error(what, e.to_string()))?;
+    let v = ro.as_array();
+    check_alloc(what, v.shape(), std::mem::size_of::<f64>(), "float64")?;
+    f(v)
 }
 
 /// A numeric parameter: absent, one number, or a sequence of numbers.
@@ -257,6 +304,7 @@ pub fn params(what: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Params> {
             )
         });
     }
+    reject_masked(what, obj)?;
     if let Some((kind, _)) = numpy_kind(obj) {
         // numpy would cast bool and complex arrays to float64 (dropping imaginary parts with only a
         // warning); refuse them as `real` refuses such scalars
@@ -277,15 +325,9 @@ pub fn params(what: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Params> {
             ),
         ));
     }
-    let a = asarray(what, obj, "float64")?
-        .cast_into::<PyArrayDyn<f64>>()
-        .map_err(|_| parse_error(what, "numpy.asarray did not return a float64 array"))?;
-    let ro = a
-        .try_readonly()
-        .map_err(|e| parse_error(what, e.to_string()))?;
-    let v = ro.as_array();
-    check_alloc(what, v.shape(), std::mem::size_of::<f64>(), "float64")?;
-    match v.ndim() {
+    with_float64(what, obj, |v| match v.ndim() {
+        // a 0-d array holds exactly one element (NaN could not reach here otherwise, and would
+        // be refused by the callee's range check)
         0 => Ok(Params::Scalar(v.iter().next().copied().unwrap_or(f64::NAN))),
         1 => {
             if v.is_empty() {
@@ -302,7 +344,7 @@ pub fn params(what: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Params> {
                 shape_str(v.shape())
             ),
         )),
-    }
+    })
 }
 
 /// A Python dict of `(key, value)` pairs, in order (the result objects' `to_dict()`s).
@@ -701,7 +743,7 @@ pub fn family(obj: &Bound<'_, PyAny>) -> PyResult<&'static str> {
 
 /// A name with a fixed list of spellings (the callee parses it and reports unknown ones): a `str`
 /// is returned as the matching `&'static str` of `names`, or an error as `unknown` says.
-fn one_of(
+pub fn one_of(
     what: &str,
     obj: &Bound<'_, PyAny>,
     names: &'static [&'static str],

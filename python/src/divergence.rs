@@ -94,30 +94,12 @@ impl Kind {
 /// `&'static str` of [`KIND_NAMES`]; an unknown name is the CLI's error for `--kind`, any other
 /// object a `QrenyiError` naming `kind` (never PyO3's `TypeError`).
 fn kind_name(obj: &Bound<'_, PyAny>) -> PyResult<&'static str> {
-    let t = obj
-        .cast::<pyo3::types::PyString>()
-        .ok()
-        .and_then(|s| s.extract::<pyo3::pybacked::PyBackedStr>().ok())
-        .ok_or_else(|| {
-            parse_error(
-                "kind",
-                format!(
-                    "expected a kind's name (a string: {}), got {}",
-                    KIND_NAMES.join(", "),
-                    convert::describe(obj)
-                ),
-            )
-        })?;
-    let t: &str = &t;
-    match KIND_NAMES.iter().copied().find(|k| *k == t) {
-        Some(k) => Ok(k),
-        None => Err(to_py(Kind::parse(t).err().unwrap_or_else(|| {
-            Error::Parse {
-                what: "kind".into(),
-                reason: format!("unknown kind {t:?}"),
-            }
-        }))),
-    }
+    convert::one_of("kind", obj, &KIND_NAMES, |t| {
+        Kind::parse(t).err().unwrap_or_else(|| Error::Parse {
+            what: "kind".into(),
+            reason: format!("unknown kind {t:?}"),
+        })
+    })
 }
 
 /// The logarithm base called `s` ("e", "2", "10"; `qrenyi::Base`).

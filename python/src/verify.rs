@@ -163,14 +163,26 @@ impl Borrowed<'_> {
 }
 
 fn item_from_py(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Item> {
+    let finite = |x: f64| -> PyResult<f64> {
+        if x.is_finite() {
+            Ok(x)
+        } else {
+            Err(to_py(Error::invalid(
+                name,
+                x,
+                "a number item (and its bounds) must be finite",
+            )))
+        }
+    };
     if v.is_instance_of::<PyFloat>() || v.is_instance_of::<PyInt>() {
-        let x: f64 = v.extract()?;
+        let x = finite(crate::convert::real(v)?)?; // `bool` refused there
         return Ok(Item::scalar(x, x, x, Scale::Linear));
     }
     if let Ok(t) = v.cast::<PyTuple>() {
         let (x, lo, hi): (f64, f64, f64) = t.extract().map_err(|_| {
             parse_error(name, "a tuple item must be (value, lo, hi): a scalar the search may move within [lo, hi]")
         })?;
+        let (x, lo, hi) = (finite(x)?, finite(lo)?, finite(hi)?);
         if !(lo <= x && x <= hi) {
             return Err(to_py(Error::invalid(
                 name,
@@ -352,10 +364,7 @@ fn verify_run(
     guard(|| cfg.validate())?;
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(t) = threads {
-        if t == 0 {
-            return Err(to_py(Error::invalid("threads", 0.0, "must be at least 1")));
-        }
-        pool = pool.num_threads(t);
+        pool = pool.num_threads(qrenyi::verify::check_threads(t).map_err(to_py)?);
     }
     // With Python statements the workers keep a Python thread state for their lifetime, so that
     // each callback only takes the GIL (≈ 1 µs) instead of creating and destroying a thread state.

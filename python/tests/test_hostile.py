@@ -177,3 +177,62 @@ def test_compose_takes_generators_and_iterators():
     assert privacy.compose_rdp(iter([iter(curve), curve])) == [(2.0, 0.2), (4.0, 0.6)]
     with pytest.raises(QrenyiError, match="guarantees"):
         privacy.compose_zcdp(x for x in [None])
+
+
+# --- audit21 -------------------------------------------------------------------------------------
+
+def _statement(sample, margin=lambda inst: 1.0):
+    return verify.statement("hostile", sample, margin, trials=5)
+
+
+@pytest.mark.parametrize("item", [math.nan, math.inf, np.float64(math.nan), (1.0, 0.0, math.inf),
+                                  (1.0, math.nan, 2.0), True], ids=repr)
+def test_statement_number_items_must_be_finite_real_numbers(item):
+    # a NaN item panicked in the refinement's clamp ("internal error"); ±∞ became NaN once moved
+    with pytest.raises(QrenyiError) as e:
+        verify.run(_statement(lambda seed, d: {"x": item}), restarts=2)
+    assert "internal error" not in str(e.value)
+
+
+def test_statement_finite_number_items_still_run():
+    [r] = verify.run(_statement(lambda seed, d: {"x": 2.0, "y": (0.5, 0.0, 1.0)}), restarts=2)
+    assert r["status"] == "holds"
+
+
+def test_a_margin_of_minus_infinity_everywhere_verifies_nothing():
+    # was: status "holds", worst margin "inf"
+    with pytest.raises(QrenyiError, match="all 5 trials had margin −∞"):
+        verify.run(_statement(lambda seed, d: {"x": 1.0}, lambda inst: -math.inf))
+
+
+@pytest.mark.parametrize("threads", [0, 10**6])
+def test_verify_threads_are_bounded(threads):
+    # threads=10**6 got the interpreter killed (a million rayon workers' stacks)
+    with pytest.raises(QrenyiError, match=r"invalid threads = \d+: must lie in 1\.\.="):
+        verify.run("kl-nonnegative", trials=1, threads=threads)
+
+
+def test_an_empty_list_of_statements_is_an_error_not_every_statement():
+    with pytest.raises(QrenyiError, match="empty input: lemma"):
+        verify.run([], trials=1)
+
+
+def test_masked_arrays_with_masked_entries_are_refused():
+    masked = np.ma.array(SIGMA, mask=[[0, 1], [0, 0]])
+    for call in [lambda: qrenyi.divergence(masked, SIGMA, "fidelity"),
+                 lambda: qrenyi.divergence(RHO, masked, "petz", 2.0),
+                 lambda: qrenyi.validate(masked),
+                 lambda: qrenyi.divergence(RHO, SIGMA, "petz", np.ma.array([1.0, 2.0], mask=[0, 1])),
+                 lambda: kernel.divergence(np.ma.array(X, mask=X > 1), X, 2.0, 0.1)]:
+        with pytest.raises(QrenyiError, match="masked array with"):
+            call()
+    # nothing masked: the values are the plain array's
+    assert qrenyi.divergence(np.ma.array(RHO), SIGMA, "petz", 2.0) == \
+        qrenyi.divergence(RHO, SIGMA, "petz", 2.0)
+
+
+def test_messages_say_by_how_much():
+    with pytest.raises(QrenyiError, match=r"trace is 1 \+ 1\.000e-6, expected"):
+        qrenyi.validate(np.diag([0.5 + 1e-6, 0.5]))
+    with pytest.raises(QrenyiError, match=r"^invalid epsilon = 1e300: must lie in \(0, 1\)$"):
+        smooth.dmax(RHO, SIGMA, 1e300)

@@ -84,9 +84,6 @@ pub struct MergeArgs {
     pub json: bool,
 }
 
-/// `--threads` may be at most this many times the available parallelism.
-const MAX_THREADS_PER_CORE: usize = 4;
-
 /// Parse `i/n`.
 pub fn parse_shard(s: &str) -> std::result::Result<(usize, usize), String> {
     let (a, b) = s
@@ -163,18 +160,7 @@ pub fn run(args: &Args) -> Result<i32> {
     };
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(t) = args.threads {
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        let most = MAX_THREADS_PER_CORE * cores;
-        if t == 0 || t > most {
-            return Err(Error::invalid(
-                "threads",
-                t as f64,
-                format!(
-                    "must lie in 1..={most} ({MAX_THREADS_PER_CORE} per available core; \
-                     more threads only add memory and scheduling cost)"
-                ),
-            ));
-        }
+        let t = verify::check_threads(t)?;
         pool = pool.num_threads(t);
     }
     let pool = pool

@@ -1009,6 +1009,7 @@ fn small_operand<'a, const N: usize>(
                 origin: Origin::Shared(s),
             })
         }
+        // unreachable: `raw` is `Some` for these two variants (`None` only for `State`)
         Operand::Stack(_) | Operand::Array(_) => o.raw(k).expect("a raw operand"),
     };
     if let Some((h, t, _)) = small_checked::<N>(&view, tol) {

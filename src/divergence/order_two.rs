@@ -58,23 +58,17 @@ pub fn order_two_cholesky(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<
     let d = r.nrows();
     let tr_s: f64 = s.diag().iter().map(|z| z.re).sum();
     let tr_r: f64 = r.diag().iter().map(|z| z.re).sum();
-    if !(tr_s > 0.0 && tr_r > 0.0) {
-        return Ok(None);
-    }
-    let shift = certificate_shift(d, tr_s);
     let sbuf = row_major(s);
-    if cholesky_lower(&sbuf, d, -shift)?.is_none() {
-        return Ok(None);
-    }
-    let Some(l) = cholesky_lower(&sbuf, d, 0.0)? else {
-        return Ok(None);
-    };
-    let mut x = row_major(r);
-    let q = solve_lower_frobenius(&l, &mut x, d);
-    if !(q.is_finite() && q > 0.0) {
-        return Ok(None);
-    }
-    Ok(Some((q / tr_r).ln()))
+    certified_value(
+        tr_r,
+        tr_s,
+        d,
+        |shift| cholesky_lower(&sbuf, d, shift),
+        |l| {
+            let mut x = row_major(r);
+            solve_lower_frobenius(&l, &mut x, d)
+        },
+    )
 }
 
 /// [`order_two_cholesky`] of two validated small matrices held as fixed-size arrays (the stack
@@ -89,24 +83,56 @@ pub(crate) fn order_two_small<const N: usize>(
 ) -> Option<f64> {
     let tr_s: f64 = (0..N).map(|i| s[i][i].re).sum();
     let tr_r: f64 = (0..N).map(|i| r[i][i].re).sum();
+    let value = certified_value(
+        tr_r,
+        tr_s,
+        N,
+        |shift| {
+            let mut l = *s;
+            Ok::<_, std::convert::Infallible>(
+                cholesky_lower_in_place(l.as_flattened_mut(), N, shift).then_some(l),
+            )
+        },
+        |l| {
+            let mut x = *r;
+            solve_lower_frobenius_rust(l.as_flattened(), x.as_flattened_mut(), N)
+        },
+    );
+    match value {
+        Ok(v) => v,
+        Err(never) => match never {},
+    }
+}
+
+/// The body shared by [`order_two_cholesky`] and [`order_two_small`]: traces positive, σ certified
+/// by factoring `σ − sI` ([`certificate_shift`]), then `σ = LL†`, `q = ‖L^{−1}ρ‖_F²` and
+/// `ln(q / Tr ρ)`; `None` wherever the eigen route must decide. `factor(shift)` is the lower
+/// Cholesky factor of `σ + shift·I` (`None` at a bad pivot), `solve(L)` is `‖L^{−1}ρ‖_F²`.
+/// Inlined into both callers (the closures are monomorphised), so the small route's stack
+/// buffers stay on the stack.
+#[inline(always)]
+fn certified_value<L, E>(
+    tr_r: f64,
+    tr_s: f64,
+    d: usize,
+    mut factor: impl FnMut(f64) -> std::result::Result<Option<L>, E>,
+    solve: impl FnOnce(L) -> f64,
+) -> std::result::Result<Option<f64>, E> {
     if !(tr_s > 0.0 && tr_r > 0.0) {
-        return None;
+        return Ok(None);
     }
-    let shift = certificate_shift(N, tr_s);
-    let mut l = *s;
-    if !cholesky_lower_in_place(l.as_flattened_mut(), N, -shift) {
-        return None;
+    let shift = certificate_shift(d, tr_s);
+    if factor(-shift)?.is_none() {
+        return Ok(None);
     }
-    let mut l = *s;
-    if !cholesky_lower_in_place(l.as_flattened_mut(), N, 0.0) {
-        return None;
-    }
-    let mut x = *r;
-    let q = solve_lower_frobenius_rust(l.as_flattened(), x.as_flattened_mut(), N);
+    let Some(l) = factor(0.0)? else {
+        return Ok(None);
+    };
+    let q = solve(l);
     if !(q.is_finite() && q > 0.0) {
-        return None;
+        return Ok(None);
     }
-    Some((q / tr_r).ln())
+    Ok(Some((q / tr_r).ln()))
 }
 
 /// `Σ_xy |ρ_xy|² scale_x² scale_y²` over a Hermitian `ρ` (`‖D ρ D‖_F²`, `D = diag(scale)`): the
@@ -183,6 +209,7 @@ fn solve_lower_frobenius(l: &[Complex64], b: &mut [Complex64], d: usize) -> f64 
         use cblas_sys::{
             cblas_ztrsm, CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit,
         };
+        // unreachable: `l` holds d² complex entries (asserted above), so d < 2³¹
         let n = i32::try_from(d).expect("dimension fits LAPACK's 32-bit integers");
         let one = [1.0f64, 0.0];
         // SAFETY: column-major d×d buffers (lda = ldb = d), lengths asserted above; Complex64 is

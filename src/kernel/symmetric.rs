@@ -485,6 +485,7 @@ fn band_to_tridiagonal_two_threads(ab: &[f64], n: usize, kd: usize) -> (Vec<f64>
     std::thread::scope(|scope| {
         let helper = scope.spawn(|| run(1));
         run(0);
+        // reached only by a panic of the helper (a bug): re-raised here, as `scope` would
         helper
             .join()
             .expect("the bulge-chasing helper thread panicked");
@@ -606,6 +607,7 @@ pub(crate) fn eigh_times(kyy: Array2<f64>, kxy: Array2<f64>) -> Result<(Array1<f
         kxy.as_standard_layout().into_owned()
     };
     let rows = (n / 16).max(128).min(n);
+    // unreachable: `p` is an owned standard-layout array (both branches above)
     let blocks: Vec<Mutex<&mut [f64]>> = p
         .as_slice_mut()
         .expect("standard layout")
@@ -629,10 +631,14 @@ pub(crate) fn eigh_times(kyy: Array2<f64>, kxy: Array2<f64>) -> Result<(Array1<f
             let r = g.len() / m;
             match task {
                 Task::Apply(_) => {
+                    // unreachable: `Schedule::next` hands out `Apply` only after `factors_ready`,
+                    // which follows `tcell.set`
                     let ts = tcell.get().expect("T factors exist before any Apply task");
                     apply_reflectors_blocked(&a, ts, m, &mut g, &mut lwork)?;
                 }
                 Task::Multiply(_) => {
+                    // unreachable: `Schedule::next` hands out `Multiply` only after `z_ready`,
+                    // which follows `zcell.set`
                     let z = zcell.get().expect("Z exists before any Multiply task");
                     let out = out.get_or_insert_with(|| Array2::<f64>::zeros((rows, m)));
                     let pb =
@@ -1018,6 +1024,7 @@ fn sandwich_triangle(
     if n == 0 {
         return Ok(out);
     }
+    // unreachable: `out` was created by `zeros` (standard layout)
     let dst = out
         .as_slice_mut()
         .expect("a fresh zeros array is in standard layout");
@@ -1027,6 +1034,7 @@ fn sandwich_triangle(
         let kb = j1 - j0;
         scaled_columns(&mut block, c, j0, j1, &scale[j0..j1]);
         let ld = dim_i32(block.ncols())?;
+        // unreachable: `block` was created by `zeros` (standard layout)
         let src = block.as_slice().expect("the block is in standard layout");
         // SAFETY: `src` is a row-major n × ld buffer whose first kb ≤ ld columns are read
         // (lda = ld ≥ kb); `dst` is a row-major n × n buffer (ldc = n); both outlive the call.
@@ -1065,6 +1073,7 @@ fn scaled_columns(
     let kb = j1 - j0;
     debug_assert!(scale.len() == kb && block.ncols() >= kb && block.nrows() == c.nrows());
     let width = block.ncols();
+    // unreachable: the caller's `block` comes from `zeros` (standard layout)
     let dst = block
         .as_slice_mut()
         .expect("the update block is in standard layout");
@@ -1139,6 +1148,8 @@ pub(crate) fn sandwich_frobenius(
     }
     let (mut off, mut diag) = (0.0f64, 0.0f64);
     for (i, row) in rows().enumerate() {
+        // unreachable: `m` is `sandwich_triangle`'s `zeros` output (standard layout), so each row
+        // slice is contiguous
         let r = row.as_slice().expect("a row of a standard-layout matrix");
         off += r[..i].iter().map(|v| (v / top) * (v / top)).sum::<f64>();
         diag += (r[i] / top) * (r[i] / top);

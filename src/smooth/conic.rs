@@ -385,6 +385,7 @@ impl Program {
             let mut last: Option<usize> = None;
             for &(i, v) in col.iter() {
                 if last == Some(i) {
+                    // unreachable: `last == Some(i)` only after a push to `nzval`
                     *nzval.last_mut().unwrap() += v;
                 } else {
                     rowval.push(i);

@@ -347,6 +347,7 @@ fn trace_ball_low_rank(
                 }
             }
         }
+        // unreachable: every part is a column block of a d-row matrix
         let b = ndarray::concatenate(ndarray::Axis(1), &parts).expect("same number of rows");
         let mut sizes = vec![p + m, p + m + 4, p + m + 12];
         if d <= 16 {
@@ -1284,6 +1285,7 @@ fn purified_low_rank(
         let mut best: Option<(f64, Array2<Complex64>)> = None;
         for e in 0..=14 {
             let alpha = 10f64.powf(-(e as f64) * 0.5);
+            // unreachable: every part is a column block of a d-row matrix
             let trial = ndarray::concatenate(
                 ndarray::Axis(1),
                 &[b.view(), col.mapv(|z| z * alpha).view()],
@@ -1456,6 +1458,7 @@ fn purified_by_directions(
         Some(one) => {
             (lower, upper, value) = (one.lower, one.upper, one.value);
             let violated = top_directions(&one.candidate, 1)?;
+            // unreachable: every part is a column block of a d-row matrix
             ndarray::concatenate(ndarray::Axis(1), &[one.direction.view(), violated.view()])
                 .expect("same number of rows")
         }
@@ -1517,6 +1520,7 @@ fn extend_orthonormal(basis: &mut Array2<Complex64>, u: &Array2<Complex64>) -> b
         let n = frobenius(&v);
         if n > 1e-10 * norm0 {
             v.mapv_inplace(|z| z / n);
+            // unreachable: every part is a column block of a d-row matrix
             *basis = ndarray::concatenate(ndarray::Axis(1), &[basis.view(), v.view()])
                 .expect("same number of rows");
             grown = true;

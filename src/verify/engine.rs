@@ -17,6 +17,29 @@ use std::time::Instant;
 /// `d = 32` needs ~16 MB per instance and `d = 1000` would need terabytes.
 pub const MAX_DIM: usize = 32;
 
+/// Worker threads a search may ask for, per available core ([`check_threads`]).
+pub const MAX_THREADS_PER_CORE: usize = 4;
+
+/// The worker-thread count of a search (`qrenyi verify --threads`, `qrenyi.verify.run(threads=…)`),
+/// checked against `1..=MAX_THREADS_PER_CORE × available parallelism`: every rayon worker reserves
+/// a stack (2 MiB by default), so a million threads exhaust the machine's memory (the process was
+/// killed) long before they could help.
+pub fn check_threads(threads: usize) -> Result<usize> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let most = MAX_THREADS_PER_CORE * cores;
+    if threads == 0 || threads > most {
+        return Err(Error::invalid(
+            "threads",
+            threads as f64,
+            format!(
+                "must lie in 1..={most} ({MAX_THREADS_PER_CORE} per available core; \
+                 more threads only add memory and scheduling cost)"
+            ),
+        ));
+    }
+    Ok(threads)
+}
+
 /// Trials sampled per parallel batch: the search keeps only counts and the best `restarts`
 /// margins between batches, so its memory does not grow with `--trials`.
 const CHUNK: usize = 1 << 14;
@@ -481,6 +504,19 @@ fn run_pinned(
                 ),
             });
         }
+    }
+    // every trial was set aside as a margin of −∞ (or failed): nothing was verified either — a
+    // statement whose margin is −∞ everywhere is not "holding" (a Python margin returning −∞ was
+    // reported as holds with worst margin +∞)
+    if n_trials > 0 && infinite > 0 && errors + infinite == n_trials {
+        return Err(Error::Parse {
+            what: format!("statement {:?}", s.name()),
+            reason: format!(
+                "all {n_trials} trials had margin −∞ ({infinite}) or failed ({errors}), nothing \
+                 was verified (−∞ margins are set aside as support decisions at the zero \
+                 threshold, docs/lemmas.md)"
+            ),
+        });
     }
     let mut evaluations = n_trials;
 

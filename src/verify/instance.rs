@@ -170,6 +170,13 @@ impl Item {
                 hi,
                 scale,
             } => {
+                // a fixed number (`lo = hi`) or bounds that are not a finite interval: nothing
+                // to move within (`clamp` would panic on NaN bounds and infinite ones make the
+                // step NaN); the engine's Python binding refuses such items, this keeps any
+                // other caller's instance as it is
+                if !(lo < hi && lo.is_finite() && hi.is_finite() && value.is_finite()) {
+                    return self.clone();
+                }
                 let z: f64 = rng.sample(StandardNormal);
                 let v = match scale {
                     Scale::Linear => value + step * z * (hi - lo) / 4.0,

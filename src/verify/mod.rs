@@ -74,8 +74,9 @@ pub mod real_quantum;
 pub mod sample;
 
 pub use engine::{
-    check_instance, merge, parse_reports, replay, replay_document, run, run_cancellable,
-    save_counterexample, trial_seed, Config, Counterexample, Replay, Report, MAX_DIM, PRIMARY,
+    check_instance, check_threads, merge, parse_reports, replay, replay_document, run,
+    run_cancellable, save_counterexample, trial_seed, Config, Counterexample, Replay, Report,
+    MAX_DIM, MAX_THREADS_PER_CORE, PRIMARY,
 };
 pub use instance::{Instance, Item, Scale};
 pub use sample::SampleContext;

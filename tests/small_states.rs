@@ -187,7 +187,7 @@ fn small_kernel_within_documented_bounds() {
 }
 
 /// `small_kernel_allocates_nothing`: with both states decomposed, a call the kernel answers makes
-/// no heap allocation — Petz (any order) and Umegaki at d ≤ 8 (`divergence::small::SMALL_PAIR_MAX`),
+/// no heap allocation — Petz (any order) and Umegaki at d ≤ 16 (`divergence::small::SMALL_PAIR_MAX`),
 /// sandwiched α > 1 up to `divergence::small::SMALL_SANDWICHED_MAX` (12) and maximal α ≥ 1 up to
 /// `divergence::small::SMALL_SPECTRAL_MAX` (16).
 #[test] // the kernel serves Backend::Auto, the default backend only with LAPACK

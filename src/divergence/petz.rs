@@ -75,21 +75,11 @@ impl PetzFactors {
         ot: Array2<f64>,
         kernel_mass: f64,
     ) -> Self {
-        let ln_lambda = lambda.iter().map(|l| l.ln()).collect();
+        let ln_lambda: Vec<f64> = lambda.iter().map(|l| l.ln()).collect();
         let row = ot.sum_axis(ndarray::Axis(0)).to_vec();
         let col = ot.dot(&ndarray::ArrayView1::from(&lambda)).to_vec();
-        let weight = lambda.iter().zip(&row).map(|(l, r)| l * r).sum::<f64>() + kernel_mass;
-        let log_magnitude = lambda
-            .iter()
-            .zip(&ln_lambda)
-            .zip(&row)
-            .map(|((l, ll), r): ((&f64, &f64), &f64)| (l * ll * r).abs())
-            .sum::<f64>()
-            + col
-                .iter()
-                .zip(&ln_mu)
-                .map(|(c, m)| (c * m).abs())
-                .sum::<f64>();
+        let (weight, log_magnitude) =
+            weight_and_magnitude(&lambda, &ln_lambda, &row, &col, &ln_mu, kernel_mass);
         PetzFactors {
             lambda,
             ln_lambda,
@@ -126,20 +116,14 @@ impl PetzFactors {
     /// The term-wise sum has the same absolute error `≈ ε M / W` (each `ℓ_i − m_j` is rounded), so
     /// this form is accepted whenever the two sums are finite.
     pub(super) fn umegaki(&self) -> Option<f64> {
-        let num: f64 = self
-            .lambda
-            .iter()
-            .zip(&self.ln_lambda)
-            .zip(&self.row)
-            .map(|((l, ll), r)| l * ll * r)
-            .sum::<f64>()
-            - self
-                .col
-                .iter()
-                .zip(&self.ln_mu)
-                .map(|(c, m)| c * m)
-                .sum::<f64>();
-        num.is_finite().then(|| num / self.weight)
+        umegaki_sum(
+            &self.lambda,
+            &self.ln_lambda,
+            &self.row,
+            &self.col,
+            &self.ln_mu,
+            self.weight,
+        )
     }
 
     /// `D̄_α(ρ‖σ)` at each finite order `α ≠ 1` (for α > 1 the caller has checked
@@ -215,5 +199,197 @@ impl PetzFactors {
                 out[c] = Some(ratio.ln_1p() / t);
             }
         }
+    }
+}
+
+/// `W = Σ_i λ_i R_i + K` and `M = Σ_i |λ_i ℓ_i R_i| + Σ_j |c_j m_j|` (module docs).
+fn weight_and_magnitude(
+    lambda: &[f64],
+    ln_lambda: &[f64],
+    row: &[f64],
+    col: &[f64],
+    ln_mu: &[f64],
+    kernel_mass: f64,
+) -> (f64, f64) {
+    let weight = lambda.iter().zip(row).map(|(l, r)| l * r).sum::<f64>() + kernel_mass;
+    let log_magnitude = lambda
+        .iter()
+        .zip(ln_lambda)
+        .zip(row)
+        .map(|((l, ll), r): ((&f64, &f64), &f64)| (l * ll * r).abs())
+        .sum::<f64>()
+        + col
+            .iter()
+            .zip(ln_mu)
+            .map(|(c, m)| (c * m).abs())
+            .sum::<f64>();
+    (weight, log_magnitude)
+}
+
+/// Umegaki `[Σ_i λ_i ℓ_i R_i − Σ_j c_j m_j]/W` when the two sums are finite.
+fn umegaki_sum(
+    lambda: &[f64],
+    ln_lambda: &[f64],
+    row: &[f64],
+    col: &[f64],
+    ln_mu: &[f64],
+    weight: f64,
+) -> Option<f64> {
+    let num: f64 = lambda
+        .iter()
+        .zip(ln_lambda)
+        .zip(row)
+        .map(|((l, ll), r)| l * ll * r)
+        .sum::<f64>()
+        - col.iter().zip(ln_mu).map(|(c, m)| c * m).sum::<f64>();
+    num.is_finite().then(|| num / weight)
+}
+
+/// [`PetzFactors`] on stack arrays for one pair of dimension `N ≤ 16` (the small-pair kernel,
+/// `divergence::small`, docs/divergences.md "petz_factorised_small"): the same data, the same far
+/// and near forms with the same certificates and constants, evaluated per order by plain loops in
+/// place of `ndarray`'s products (sums in index order, so the values can differ from
+/// [`PetzFactors`]' in the last bits only), no heap allocation. `None` from [`Self::renyi`] /
+/// [`Self::umegaki`]: the form declines, the caller evaluates the `d²` Nussbaum–Szkoła terms.
+pub(super) struct PetzStack<const N: usize> {
+    /// `λ_x`, `ln λ_x` for the `r` indices of `supp ρ`.
+    lambda: [f64; N],
+    ln_lambda: [f64; N],
+    r: usize,
+    /// `ln μ_y` for the `s` indices of `supp σ`.
+    ln_mu: [f64; N],
+    s: usize,
+    /// `Oᵀ`: `ot[y][x]` (overlaps at rounding level set to 0).
+    ot: [[f64; N]; N],
+    row: [f64; N],
+    col: [f64; N],
+    kernel_mass: f64,
+    weight: f64,
+    log_magnitude: f64,
+}
+
+// Index loops over the leading `r`/`s` entries of several arrays at once.
+#[allow(clippy::needless_range_loop)]
+impl<const N: usize> PetzStack<N> {
+    /// From `λ` (`r` values on `supp ρ`), `ln μ` (`s` values on `supp σ`), `Oᵀ` (`s × r` in the
+    /// leading block of `ot`) and `K` — [`PetzFactors::new`]'s arguments.
+    pub(super) fn new(
+        lambda: [f64; N],
+        r: usize,
+        ln_mu: [f64; N],
+        s: usize,
+        ot: [[f64; N]; N],
+        kernel_mass: f64,
+    ) -> Self {
+        let mut ln_lambda = [0.0; N];
+        for x in 0..r {
+            ln_lambda[x] = lambda[x].ln();
+        }
+        let (mut row, mut col) = ([0.0; N], [0.0; N]);
+        for y in 0..s {
+            let mut c = 0.0;
+            for x in 0..r {
+                row[x] += ot[y][x];
+                c += ot[y][x] * lambda[x];
+            }
+            col[y] = c;
+        }
+        let (weight, log_magnitude) = weight_and_magnitude(
+            &lambda[..r],
+            &ln_lambda[..r],
+            &row[..r],
+            &col[..s],
+            &ln_mu[..s],
+            kernel_mass,
+        );
+        PetzStack {
+            lambda,
+            ln_lambda,
+            r,
+            ln_mu,
+            s,
+            ot,
+            row,
+            col,
+            kernel_mass,
+            weight,
+            log_magnitude,
+        }
+    }
+
+    /// `Σ_y Oᵀ_yx f_y` for every `x < r`.
+    fn times(&self, f: &[f64; N]) -> [f64; N] {
+        let mut out = [0.0; N];
+        for y in 0..self.s {
+            for x in 0..self.r {
+                out[x] += self.ot[y][x] * f[y];
+            }
+        }
+        out
+    }
+
+    /// [`PetzFactors::umegaki`].
+    pub(super) fn umegaki(&self) -> Option<f64> {
+        let (r, s) = (self.r, self.s);
+        umegaki_sum(
+            &self.lambda[..r],
+            &self.ln_lambda[..r],
+            &self.row[..r],
+            &self.col[..s],
+            &self.ln_mu[..s],
+            self.weight,
+        )
+    }
+
+    /// [`PetzFactors::renyi`] at one finite order `α ≠ 1` (for α > 1 the caller has checked
+    /// `supp ρ ⊆ supp σ`).
+    pub(super) fn renyi(&self, a: f64) -> Option<f64> {
+        let (r, s) = (self.r, self.s);
+        let shift_mu = self.ln_mu[..s]
+            .iter()
+            .map(|m| (1.0 - a) * m)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let mut v = [0.0; N];
+        for y in 0..s {
+            v[y] = ((1.0 - a) * self.ln_mu[y] - shift_mu).exp();
+        }
+        let y = self.times(&v);
+        let shift = self.ln_lambda[..r]
+            .iter()
+            .map(|l| a * l)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let mut sum = 0.0;
+        for x in 0..r {
+            sum += (a * self.ln_lambda[x] - shift).exp() * y[x];
+        }
+        let ln_q = shift + shift_mu + sum.ln() - self.weight.ln();
+        if !(sum > MIN_SHIFTED_SUM && ln_q.is_finite()) {
+            return None;
+        }
+        if ln_q.abs() > FAR_MIN_LOG {
+            return Some(ln_q / (a - 1.0));
+        }
+        // the near form
+        let t = a - 1.0;
+        let (mut b, mut b_abs) = ([0.0; N], [0.0; N]);
+        for y in 0..s {
+            b[y] = (-t * self.ln_mu[y]).exp_m1();
+            b_abs[y] = b[y].abs();
+        }
+        let (ob, ob_abs) = (self.times(&b), self.times(&b_abs));
+        let (mut num, mut mag) = (-self.kernel_mass, self.kernel_mass);
+        for x in 0..r {
+            let la = self.lambda[x] * (t * self.ln_lambda[x]).exp_m1();
+            num += la * (self.row[x] + ob[x]);
+            mag += la.abs() * (self.row[x] + ob_abs[x]);
+        }
+        for y in 0..s {
+            num += self.col[y] * b[y];
+            mag += (self.col[y] * b[y]).abs();
+        }
+        let ratio = num / self.weight;
+        let certified = mag <= MAX_CANCELLATION * num.abs()
+            || mag <= MAX_TERMWISE_RATIO * t.abs() * self.log_magnitude;
+        (num.is_finite() && num != 0.0 && certified && ratio > -1.0).then(|| ratio.ln_1p() / t)
     }
 }

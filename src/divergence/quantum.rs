@@ -657,6 +657,9 @@ impl<'a> Pair<'a> {
     /// Nielsen–Chuang, QuTiP and toqito; `F ∈ [0, 1]` for states, `F = exp(−D̃_½(ρ‖σ)/2)`.
     /// See [`Pair::squared_fidelity`] for `F²`. Cost: the sandwiched decomposition at α = ½.
     pub fn fidelity(&self) -> Result<f64> {
+        if let Some(f) = super::small::fidelity(self.rho, self.sigma)? {
+            return Ok(f);
+        }
         let (_, nu, c) = self.sandwiched_view()?.parts(0.5)?;
         Ok((0.5 * c).exp() * nu.iter().map(|x| x.sqrt()).sum::<f64>())
     }
@@ -1176,7 +1179,7 @@ enum Spectrum {
 /// their whole interval, independently in `S_α` and `S_1`: with
 /// `r_α = Σ [(s+δ)^{2α} − (s−δ)_+^{2α}]/S_α` and `r_1 = Σ [(s+δ)² − (s−δ)_+²]/S_1` over them,
 /// `[−ln(1 − r_α) − ln(1 − r_1)]/(1 − α)` (`+∞` when `r ≥ 1`).
-fn sandwiched_svd_bound(s: &[f64], delta: f64, alpha: f64, missing: usize) -> f64 {
+pub(super) fn sandwiched_svd_bound(s: &[f64], delta: f64, alpha: f64, missing: usize) -> f64 {
     let two_a = 2.0 * alpha;
     let sa: f64 = s.iter().map(|x| x.powf(two_a)).sum();
     let s1: f64 = s.iter().map(|x| x * x).sum();
@@ -1216,7 +1219,7 @@ fn sandwiched_svd_bound(s: &[f64], delta: f64, alpha: f64, missing: usize) -> f6
 /// Largest a-posteriori error bound on `D̃_α`, α < 1, for which the one-SVD fast path is used
 /// (`SandwichedView::below_one`, `Pair::maximal`): `32 n ε`, half of the algorithmic part
 /// `64 d ε (1 + |D|)` of the documented bound (`divergence::accuracy`).
-fn fast_below_one_tolerance(n: usize) -> f64 {
+pub(super) fn fast_below_one_tolerance(n: usize) -> f64 {
     32.0 * n as f64 * EPS
 }
 
@@ -1348,6 +1351,157 @@ mod petz_factorised_tests {
             "declined {declined} of {}",
             far + near + declined
         );
+    }
+}
+
+#[cfg(test)]
+mod petz_factorised_small_tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// `petz_factorised_small`: at 3 ≤ d ≤ 16 the small-pair kernel's Petz (its factorised sum
+    /// on the stack, `petz::PetzStack`, and the terms where it declines) and Umegaki agree with
+    /// `Pair`'s route on the same decomposed states (`Pair::petz_curve` — the factorised sum of
+    /// `PetzFactors` — and `PetzFactors::umegaki`) to the last bits (`1e-13` relative plus `8ε`:
+    /// the two sum in different orders), on full-rank, rank-deficient, leaking and nearly equal
+    /// pairs at orders from 0 to 10⁶ (1 and ∞ included); `+∞` exactly where `Pair` says so.
+    #[test]
+    fn petz_factorised_small() {
+        use crate::divergence::small::SMALL_PETZ_TERMS_MAX;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
+        let alphas = [
+            0.0,
+            1e-3,
+            0.3,
+            0.9,
+            1.0 - 1e-9,
+            1.0,
+            1.0 + 1e-9,
+            1.01,
+            1.5,
+            2.0,
+            5.0,
+            1e3,
+            1e6,
+            f64::INFINITY,
+        ];
+        let mut checked = 0;
+        for case in 0..48 {
+            let d = [3, 4, 8, 9, 12, 16][case % 6];
+            assert!(d > SMALL_PETZ_TERMS_MAX);
+            let half = d / 2;
+            let mut hs = |r| DensityMatrix::random_hilbert_schmidt(d, r, &mut rng).unwrap();
+            let (a, b) = (hs(d), hs(d));
+            let (rho, sigma) = match (case / 6) % 4 {
+                0 => (a, b),
+                1 => (hs(half), b),
+                2 => (a, hs(half)),
+                _ => {
+                    let close = DensityMatrix::mixture(&[0.99, 0.01], &[a.clone(), b]).unwrap();
+                    (a, close)
+                }
+            };
+            // the kernel serves Backend::Auto (not the default without `openblas`)
+            let auto = |s: DensityMatrix| s.with_backend(crate::spectral::Backend::Auto).unwrap();
+            let (rho, sigma) = (auto(rho), auto(sigma));
+            rho.eigen().unwrap();
+            sigma.eigen().unwrap();
+            for &alpha in &alphas {
+                let kernel = crate::divergence::small::renyi(&rho, &sigma, Family::Petz, alpha)
+                    .unwrap()
+                    .expect("the kernel answers Petz at d ≤ 16");
+                let pair = Pair::new(&rho, &sigma).unwrap();
+                let want = pair.petz_curve(&[alpha]).unwrap()[0];
+                if want.is_infinite() || kernel.is_infinite() {
+                    assert_eq!(kernel, want, "case {case} d={d} α={alpha}");
+                    continue;
+                }
+                assert!(
+                    (kernel - want).abs() <= 1e-13 * want.abs() + 8.0 * EPS,
+                    "case {case} d={d} α={alpha}: kernel {kernel:e} vs Pair {want:e}"
+                );
+                checked += 1;
+            }
+            let kernel = crate::divergence::small::umegaki(&rho, &sigma)
+                .unwrap()
+                .expect("the kernel answers Umegaki at d ≤ 16");
+            let pair = Pair::new(&rho, &sigma).unwrap();
+            let want = match pair.petz_factors().unwrap().umegaki() {
+                Some(v) if pair.is_supported().unwrap() => v,
+                _ => renyi_mean(pair.nussbaum_szkola().unwrap(), 1.0),
+            };
+            if want.is_finite() {
+                assert!(
+                    (kernel - want).abs() <= 1e-13 * want.abs() + 8.0 * EPS,
+                    "case {case} d={d} umegaki: kernel {kernel:e} vs Pair {want:e}"
+                );
+            } else {
+                assert_eq!(kernel, want);
+            }
+        }
+        assert!(checked > 400, "{checked}");
+    }
+}
+
+#[cfg(test)]
+mod small_fidelity_tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// `small_fidelity`: at every d ≤ 16 the small-pair kernel's fidelity agrees with `Pair`'s
+    /// route (`SandwichedView::parts(½)`) on the same decomposed states to `1e-13` relative (the
+    /// overlaps differ in rounding only), on full-rank, rank-deficient, leaking, orthogonal-support,
+    /// ill-conditioned and nearly equal pairs; where the kernel's a-posteriori bound declines it
+    /// answers nothing (the caller's graded route), and `Pair::fidelity` is the route's value.
+    #[test]
+    fn small_fidelity() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(22);
+        let (mut answered, mut declined) = (0, 0);
+        for case in 0..96 {
+            let d = [2, 3, 4, 5, 8, 9, 12, 16][case % 8];
+            let half = (d / 2).max(1);
+            let mut hs = |r| DensityMatrix::random_hilbert_schmidt(d, r, &mut rng).unwrap();
+            let (a, b) = (hs(d), hs(d));
+            let (rho, sigma) = match (case / 8) % 6 {
+                0 => (a, b),
+                1 => (hs(half), b),
+                2 => (a, hs(half)),
+                3 => (hs(1), hs(1)),
+                4 => {
+                    // ill-conditioned σ: weight 1e-9 on a random state
+                    let tiny = DensityMatrix::mixture(&[1e-9, 1.0 - 1e-9], &[b, hs(1)]).unwrap();
+                    (a, tiny)
+                }
+                _ => {
+                    let close = DensityMatrix::mixture(&[0.99, 0.01], &[a.clone(), b]).unwrap();
+                    (a, close)
+                }
+            };
+            // the kernel serves Backend::Auto (not the default without `openblas`)
+            let auto = |s: DensityMatrix| s.with_backend(crate::spectral::Backend::Auto).unwrap();
+            let (rho, sigma) = (auto(rho), auto(sigma));
+            rho.eigen().unwrap();
+            sigma.eigen().unwrap();
+            let pair = Pair::new(&rho, &sigma).unwrap();
+            let (_, nu, c) = pair.sandwiched_view().unwrap().parts(0.5).unwrap();
+            let want = (0.5 * c).exp() * nu.iter().map(|x| x.sqrt()).sum::<f64>();
+            match crate::divergence::small::fidelity(&rho, &sigma).unwrap() {
+                Some(f) => {
+                    answered += 1;
+                    assert!(
+                        (f - want).abs() <= 1e-13 * want.abs() + 4.0 * EPS,
+                        "case {case} d={d}: kernel {f:e} vs Pair {want:e}"
+                    );
+                }
+                None => declined += 1,
+            }
+            let f = Pair::new(&rho, &sigma).unwrap().fidelity().unwrap();
+            assert!(
+                (f - want).abs() <= 1e-13 * want.abs() + 4.0 * EPS,
+                "case {case} d={d}: fidelity {f:e} vs route {want:e}"
+            );
+        }
+        assert!(answered > 60, "answered {answered}, declined {declined}");
     }
 }
 

@@ -11,15 +11,9 @@ use qrenyi::state::{DensityMatrix, Tolerance};
 use rand::SeedableRng;
 use std::time::Instant;
 
-fn thread_cpu() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: plain getter into a valid timespec.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
+#[path = "common/clock.rs"]
+mod clock;
+use clock::{dims_and_count, hs, thread_cpu};
 
 fn time(reps: usize, mut f: impl FnMut()) -> (f64, f64) {
     f();
@@ -33,20 +27,8 @@ fn time(reps: usize, mut f: impl FnMut()) -> (f64, f64) {
     (bw * 1e3, bc * 1e3)
 }
 
-fn hs(d: usize, rng: &mut rand_chacha::ChaCha8Rng) -> ndarray::Array2<Complex64> {
-    DensityMatrix::random_hilbert_schmidt(d, d, rng)
-        .unwrap()
-        .matrix()
-        .clone()
-}
-
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let dims: Vec<usize> = args
-        .get(1)
-        .map(|s| s.split(',').map(|x| x.parse().unwrap()).collect())
-        .unwrap_or(vec![64, 256, 512]);
-    let reps: usize = args.get(2).map(|s| s.parse().unwrap()).unwrap_or(15);
+    let (dims, reps) = dims_and_count(15);
     let g = std::f64::consts::E;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(14);
     if let Ok(what) = std::env::var("HOCKEY_LOOP") {

@@ -8,17 +8,11 @@ use qrenyi::state::{DensityMatrix, Tolerance};
 use rand::SeedableRng;
 use std::hint::black_box;
 
-/// Thread CPU time in seconds (the machine is shared: wall time includes other processes' slices).
-fn thread_cpu() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: plain getter into a valid timespec.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
+#[path = "common/clock.rs"]
+mod clock;
+use clock::thread_cpu;
 
+/// Thread CPU time in seconds (the machine is shared: wall time includes other processes' slices).
 fn best<T>(reps: usize, mut f: impl FnMut() -> T) -> f64 {
     let mut out = f64::INFINITY;
     for _ in 0..5 {

@@ -12,6 +12,7 @@ use crate::state::{DensityMatrix, Tolerance};
 use ndarray::{Array1, Array2, ShapeBuilder, Zip};
 use num_complex::Complex64;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// Smallest dimension at which [`difference_from_matrices`] runs the PSD checks beside the
 /// eigensolve; below it (a solve of a few µs) the sequential route is as fast.
@@ -539,38 +540,31 @@ fn check_both(
     Ok(())
 }
 
-/// With default (two) BLAS threads, [`schedule`] runs everything on the calling thread
-/// ([`Schedule::Caller`]) below this dimension ([`AUTO_FAER_FROM`](crate::spectral::AUTO_FAER_FROM)):
-/// there a pool task lost to numpy's spinning OpenBLAS worker (docs/PERFORMANCE.md, hockey18).
-pub const CALLER_BELOW: usize = crate::spectral::AUTO_FAER_FROM;
-
-/// Smallest dimension from which [`schedule`] solves with faer's values-only solver split through
-/// rayon's pool ([`Schedule::OverlapFaer`]) when BLAS runs more than one thread outside pins: the
-/// smallest measured dimension where it won the same-run comparisons (d = 512; at d = 256 it tied
-/// with [`Schedule::Overlap`], docs/PERFORMANCE.md, hockey18).
-pub const FAER_VALUES_FROM: usize = 512;
-
 /// How [`difference_from_matrices`] runs the two inputs' checks and the solves of `ρ − γσ`
-/// (docs/PERFORMANCE.md, "Hockey-stick thread policy (hockey18)"). Every schedule gives the same
-/// accept/reject decisions and errors; the values are the same to rounding — bit for bit between
-/// [`Sequential`](Schedule::Sequential), [`Overlap`](Schedule::Overlap) and
-/// [`Caller`](Schedule::Caller) at equal BLAS thread counts, while
-/// [`OverlapFaer`](Schedule::OverlapFaer) solves with faer instead of LAPACK.
+/// (docs/PERFORMANCE.md, "Hockey-stick thread policy (hockey18)" and "(hockey21)"). Every
+/// schedule gives the same accept/reject decisions and errors; the values are the same to
+/// rounding — bit for bit between [`Sequential`](Schedule::Sequential),
+/// [`Overlap`](Schedule::Overlap) and [`Caller`](Schedule::Caller) at equal BLAS thread counts,
+/// while [`OverlapFaer`](Schedule::OverlapFaer) solves with faer instead of LAPACK.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Schedule {
     /// `DensityMatrix::with_options(ρ)`, `(σ)`, `Pair::new`, the values, one after the other
     /// with the caller's thread counts.
     Sequential,
-    /// Both checks as one task on a rayon pool thread while the calling thread forms each
-    /// difference and solves it with LAPACK on its own buffer; OpenBLAS at one thread.
+    /// Both checks (on their own copies) offered to rayon's pool as one detached task while the
+    /// calling thread forms each difference and solves it with LAPACK on its own buffer, OpenBLAS
+    /// at one thread; whichever thread claims the checks first runs them — a pool thread beside
+    /// the solve, or the caller itself after its solves when no pool thread has started them (a
+    /// core busy elsewhere, e.g. with another library's spinning BLAS worker, then costs
+    /// [`Caller`](Schedule::Caller)'s time instead of a wait for that core).
     Overlap,
     /// The checks, then the LAPACK solves, all on the calling thread with OpenBLAS at one thread:
-    /// no pool task (a worker of another BLAS pool that spins after its call — numpy's, with
-    /// default threads — then takes no core from this call's second thread).
+    /// no pool task.
     Caller,
     /// The checks as one rayon task while faer's values-only solver splits `ρ − γσ` through
-    /// rayon's pool (OpenBLAS pinned to one thread, faer's parallelism as set): the core that
-    /// finishes the checks joins the solve by work stealing. Needs the `faer` feature (else
+    /// rayon's pool (OpenBLAS pinned to one thread, faer's parallelism as set; the solve runs on a
+    /// pool thread, so faer's splits are joined inside the pool): the core that finishes the
+    /// checks joins the solve by work stealing. Needs the `faer` feature (else
     /// [`Overlap`](Schedule::Overlap) runs).
     OverlapFaer,
 }
@@ -580,25 +574,15 @@ pub enum Schedule {
 /// * [`Sequential`](Schedule::Sequential) below [`OVERLAP_FROM`], when `backend` puts `d` on the
 ///   GPU, when rayon has one thread, or when BLAS runs more than two threads now (many cores:
 ///   the threaded solve);
-/// * [`Overlap`](Schedule::Overlap) when BLAS runs one thread outside pins
-///   ([`blas_threads_unpinned`](crate::spectral::blas_threads_unpinned); e.g.
-///   `OPENBLAS_NUM_THREADS=1`), or for a backend other than `Auto` from [`FAER_VALUES_FROM`];
-/// * otherwise (default threads) [`Caller`](Schedule::Caller) below [`CALLER_BELOW`],
-///   [`Overlap`](Schedule::Overlap) below [`FAER_VALUES_FROM`] and
-///   [`OverlapFaer`](Schedule::OverlapFaer) from it (`Backend::Auto`, `faer` feature).
+/// * otherwise [`Overlap`](Schedule::Overlap), with one BLAS thread as with default (two) BLAS
+///   threads (docs/PERFORMANCE.md, hockey21: the claimable checks never wait for a busy core,
+///   which is what made [`Caller`](Schedule::Caller) the default-thread route below d = 192, and
+///   [`OverlapFaer`](Schedule::OverlapFaer) lost to it at d = 512 in every quiet comparison).
 pub fn schedule(d: usize, backend: Backend) -> Schedule {
     if !super::from_matrices::side_by_side(d, backend) {
         return Schedule::Sequential;
     }
-    if crate::spectral::blas_threads_unpinned() <= 1 {
-        Schedule::Overlap
-    } else if d < CALLER_BELOW {
-        Schedule::Caller
-    } else if d >= FAER_VALUES_FROM && cfg!(feature = "faer") && backend == Backend::Auto {
-        Schedule::OverlapFaer
-    } else {
-        Schedule::Overlap
-    }
+    Schedule::Overlap
 }
 
 /// The hockey-stick divergences or the trace distance of two raw matrices, with the results and
@@ -612,13 +596,11 @@ pub fn schedule(d: usize, backend: Backend) -> Schedule {
 /// validations run on copies in the sequential order, and each `ρ − γσ` is formed straight from
 /// the raw inputs with validation's own symmetrisation (the same operations, so the same matrix
 /// as from the validated states, bit for bit) and solved values-only; a value is returned only
-/// when both checks accepted (a rejection also stops solves not yet started). With one BLAS
-/// thread ([`Schedule::Overlap`]) the checks run on a pool thread beside the caller's LAPACK
-/// solve, the values bit for bit those of the sequential calls at one BLAS thread; with default
-/// (two) BLAS threads everything runs on the calling thread below [`CALLER_BELOW`]
-/// ([`Schedule::Caller`], the same values), the overlap runs below [`FAER_VALUES_FROM`] and
-/// faer's values-only solver shares rayon's pool with the checks from it
-/// ([`Schedule::OverlapFaer`], the values to rounding). The dimensions must
+/// when both checks accepted (a rejection also stops solves not yet started). The checks run on a
+/// pool thread beside the caller's LAPACK solve, or on the caller after it when no pool thread
+/// took them in time ([`Schedule::Overlap`]); the solve runs with OpenBLAS at one thread, so the
+/// values are bit for bit those of the sequential calls at one BLAS thread, with one BLAS thread
+/// as with default threads. The dimensions must
 /// agree and every γ be valid for any but the sequential schedule, which also decides when a
 /// difference is not finite.
 ///
@@ -664,9 +646,24 @@ pub fn difference_with_schedule(
             check_both(&rho, &sigma, tol, backend)?;
             Ok(raw_values(&rho, &sigma, what, backend, &abort))
         })?,
-        Schedule::Overlap => crate::spectral::with_single_blas_thread(|| {
-            beside_checks(&rho, &sigma, what, tol, backend, backend, &abort)
-        })?,
+        Schedule::Overlap => {
+            let (r, s) = (Arc::new(rho), Arc::new(sigma));
+            let vals = crate::spectral::with_single_blas_thread(|| {
+                beside_claimable_checks(&r, &s, what, tol, backend)
+            })?;
+            return match vals {
+                Some(v) => v.map_err(|e| (None, e)),
+                // a difference was not finite: the sequential route decides (on the inputs, or
+                // copies while the unclaimed task still holds them)
+                None => sequential(
+                    Arc::unwrap_or_clone(r),
+                    Arc::unwrap_or_clone(s),
+                    what,
+                    tol,
+                    backend,
+                ),
+            };
+        }
         // faer keeps its parallelism: its solve splits through rayon's pool, which the checks'
         // thread joins once they are done
         Schedule::OverlapFaer => crate::spectral::with_blas_pinned(|| {
@@ -680,9 +677,10 @@ pub fn difference_with_schedule(
     }
 }
 
-/// The checks (both inputs, in the sequential order, with `backend`) as one task on a rayon pool
-/// thread while the calling thread forms and solves the differences with `solver`; the checks'
-/// error first, the values once both accepted.
+/// The checks (both inputs, in the sequential order, with `backend`) as one rayon task while a
+/// pool thread forms and solves the differences with `solver` (in the pool, so that a solver
+/// that splits through rayon — faer's — joins its halves there, not from outside the pool once
+/// per split); the checks' error first, the values once both accepted.
 fn beside_checks(
     rho: &Array2<Complex64>,
     sigma: &Array2<Complex64>,
@@ -693,7 +691,7 @@ fn beside_checks(
     abort: &AtomicBool,
 ) -> std::result::Result<Option<crate::Result<Vec<f64>>>, OperandError> {
     let mut checked = None;
-    let vals = rayon::in_place_scope(|s| {
+    let vals = rayon::scope(|s| {
         s.spawn(|_| {
             let c = check_both(rho, sigma, tol, backend);
             abort.store(c.is_err(), Ordering::Relaxed);
@@ -703,6 +701,70 @@ fn beside_checks(
     });
     // the scope has joined the checks
     checked.expect("the checks ran")?;
+    Ok(vals)
+}
+
+/// The checks of both inputs ([`check_both`]'s, on the task's own copies) offered to rayon's pool
+/// as a detached task while the calling thread forms and solves the differences with `backend`;
+/// whichever thread claims the checks first runs them: a pool thread beside the solve, or the
+/// caller itself once its solves are done when no pool thread has started them (a core busy
+/// elsewhere — e.g. another library's spinning BLAS worker — then costs the sequential route's
+/// time, never a wait for that core). The checks' error first, the values once both accepted.
+fn beside_claimable_checks(
+    rho: &Arc<Array2<Complex64>>,
+    sigma: &Arc<Array2<Complex64>>,
+    what: Difference<'_>,
+    tol: Tolerance,
+    backend: Backend,
+) -> std::result::Result<Option<crate::Result<Vec<f64>>>, OperandError> {
+    use std::sync::{Condvar, Mutex};
+    // the checks' result, or their panic (resumed on the caller, as a scope would)
+    type Slot = Mutex<Option<std::thread::Result<std::result::Result<(), OperandError>>>>;
+    struct Shared {
+        claimed: AtomicBool,
+        abort: AtomicBool,
+        result: Slot,
+        done: Condvar,
+    }
+    let shared = Arc::new(Shared {
+        claimed: AtomicBool::new(false),
+        abort: AtomicBool::new(false),
+        result: Mutex::new(None),
+        done: Condvar::new(),
+    });
+    {
+        let shared = Arc::clone(&shared);
+        // the inputs shared, not copied: the checks copy them on the pool thread
+        let (r, s) = (Arc::clone(rho), Arc::clone(sigma));
+        rayon::spawn(move || {
+            if shared.claimed.swap(true, Ordering::AcqRel) {
+                return;
+            }
+            let c = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                check_both(&r, &s, tol, backend)
+            }));
+            shared
+                .abort
+                .store(!matches!(c, Ok(Ok(()))), Ordering::Relaxed);
+            *shared.result.lock().unwrap_or_else(|p| p.into_inner()) = Some(c);
+            shared.done.notify_all();
+        });
+    }
+    let vals = raw_values(rho, sigma, what, backend, &shared.abort);
+    let checked = if shared.claimed.swap(true, Ordering::AcqRel) {
+        // a pool thread runs the checks: wait for its result
+        let mut g = shared.result.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            match g.take() {
+                Some(Ok(c)) => break c,
+                Some(Err(panic)) => std::panic::resume_unwind(panic),
+                None => g = shared.done.wait(g).unwrap_or_else(|p| p.into_inner()),
+            }
+        }
+    } else {
+        check_both(rho, sigma, tol, backend)
+    };
+    checked?;
     Ok(vals)
 }
 
@@ -748,6 +810,23 @@ mod tests {
             .unwrap()
     }
 
+    /// [`difference_with_schedule`] on copies of `a`, `b` (default tolerance, `Backend::Auto`).
+    fn with_schedule(
+        a: &Array2<Complex64>,
+        b: &Array2<Complex64>,
+        what: Difference<'_>,
+        s: Schedule,
+    ) -> std::result::Result<Vec<f64>, OperandError> {
+        difference_with_schedule(
+            a.clone(),
+            b.clone(),
+            what,
+            Tolerance::default(),
+            Backend::Auto,
+            s,
+        )
+    }
+
     const SCHEDULES: [Schedule; 4] = [
         Schedule::Sequential,
         Schedule::Overlap,
@@ -789,16 +868,7 @@ mod tests {
                     Difference::HockeyStick(&bad_gamma),
                 ] {
                     let run = |s: Schedule, pinned: bool| {
-                        let f = || {
-                            difference_with_schedule(
-                                a.clone(),
-                                b.clone(),
-                                what,
-                                Tolerance::default(),
-                                Backend::Auto,
-                                s,
-                            )
-                        };
+                        let f = || with_schedule(a, b, what, s);
                         pool.install(|| {
                             if pinned {
                                 crate::spectral::with_single_blas_thread(f)
@@ -844,27 +914,17 @@ mod tests {
                 Schedule::Sequential
             );
             crate::spectral::set_blas_threads(1);
-            for d in [OVERLAP_FROM, 64, CALLER_BELOW, FAER_VALUES_FROM] {
+            for d in [OVERLAP_FROM, 64, 192, 512, 1024] {
                 assert_eq!(schedule(d, Backend::Auto), Schedule::Overlap, "d = {d}");
             }
             if cfg!(feature = "openblas") {
+                // default (two) BLAS threads: the same overlap (hockey21), pinned or not
                 crate::spectral::set_blas_threads(2);
-                for d in [OVERLAP_FROM, 64, CALLER_BELOW - 1] {
-                    assert_eq!(schedule(d, Backend::Auto), Schedule::Caller, "d = {d}");
+                for d in [OVERLAP_FROM, 64, 192, 512, 1024] {
+                    assert_eq!(schedule(d, Backend::Auto), Schedule::Overlap, "d = {d}");
                     let pinned =
                         crate::spectral::with_single_blas_thread(|| schedule(d, Backend::Auto));
-                    assert_eq!(pinned, Schedule::Caller, "d = {d}, pinned");
-                }
-                let large = if cfg!(feature = "faer") {
-                    Schedule::OverlapFaer
-                } else {
-                    Schedule::Overlap
-                };
-                for d in [CALLER_BELOW, FAER_VALUES_FROM - 1] {
-                    assert_eq!(schedule(d, Backend::Auto), Schedule::Overlap, "d = {d}");
-                }
-                for d in [FAER_VALUES_FROM, 1024] {
-                    assert_eq!(schedule(d, Backend::Auto), large, "d = {d}");
+                    assert_eq!(pinned, Schedule::Overlap, "d = {d}, pinned");
                     assert_eq!(schedule(d, Backend::Lapack), Schedule::Overlap, "d = {d}");
                 }
                 crate::spectral::set_blas_threads(3);
@@ -880,6 +940,51 @@ mod tests {
             Schedule::Sequential
         );
         crate::spectral::set_blas_threads(before);
+    }
+
+    /// [`Schedule::Overlap`] when no pool thread can take the checks (the caller is the only
+    /// worker of a one-thread pool, busy with the call): the caller runs them itself after its
+    /// solves and returns the sequential calls' results — the same values bit for bit, the same
+    /// errors — without waiting for the pool.
+    #[test]
+    fn overlap_checks_run_on_the_caller_when_no_pool_thread_takes_them() {
+        let _serial = crate::spectral::test_thread_counts_lock();
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let gammas = [std::f64::consts::E, 0.5];
+        for d in [OVERLAP_FROM, 90] {
+            let (rho, sigma) = (hs(d, 60), hs(d, 61));
+            let mut not_psd = sigma.clone();
+            not_psd[[0, 0]] -= 0.5;
+            not_psd[[1, 1]] += 0.5;
+            for (c, (a, b)) in [
+                (rho.clone(), sigma.clone()),
+                (rho.clone(), not_psd.clone()),
+                (not_psd.clone(), rho.clone()),
+            ]
+            .iter()
+            .enumerate()
+            {
+                for what in [Difference::HockeyStick(&gammas), Difference::TraceDistance] {
+                    let run = |s: Schedule| {
+                        one.install(|| {
+                            crate::spectral::with_single_blas_thread(|| {
+                                with_schedule(a, b, what, s)
+                            })
+                        })
+                    };
+                    let (got, want) = (run(Schedule::Overlap), run(Schedule::Sequential));
+                    assert_eq!(
+                        format!("{got:?}"),
+                        format!("{want:?}"),
+                        "d = {d}, case {c}, {what:?}"
+                    );
+                    assert_eq!(got.is_ok(), c == 0, "d = {d}, case {c}: {got:?}");
+                }
+            }
+        }
     }
 
     /// The difference read from raw matrices is `f` of the validated (symmetrised) matrices,

@@ -4,7 +4,7 @@
 
 use super::difference::{Operand, OperandError};
 use crate::error::Error;
-use crate::spectral::Backend;
+use crate::spectral::{Backend, Eigen};
 use crate::state::density::{hermitian_unit_trace, psd_check};
 use crate::state::{DensityMatrix, Tolerance};
 use ndarray::Array2;
@@ -122,7 +122,11 @@ pub fn states_from_matrices(
 ) -> std::result::Result<(DensityMatrix, DensityMatrix), OperandError> {
     let tag = |o: Operand| move |e: Error| (Some(o), e);
     let d = rho.nrows();
-    if !(rho.dim() == (d, d) && sigma.dim() == (d, d) && side_by_side(d, backend)) {
+    let square = rho.dim() == (d, d) && sigma.dim() == (d, d);
+    if square && checks == (Check::Decomposed, Check::Decomposed) && backend.pairs_small(d) {
+        return decomposed_together(rho, sigma, tol, backend);
+    }
+    if !(square && side_by_side(d, backend)) {
         let r = validate(rho, checks.0, tol, backend).map_err(tag(Operand::Rho))?;
         let s = validate(sigma, checks.1, tol, backend).map_err(tag(Operand::Sigma))?;
         return Ok((r, s));
@@ -158,6 +162,38 @@ pub fn states_from_matrices(
     };
     let r = r.map_err(tag(Operand::Rho))?;
     let s = s.map_err(tag(Operand::Sigma))?;
+    Ok((r, s))
+}
+
+/// [`states_from_matrices`] for two inputs both checked by [`Check::Decomposed`] where
+/// `backend` solves `d` with the fixed-size QL solver (`Backend::Auto`, `4 ≤ d ≤ 16`): both
+/// `O(d²)` checks, then the two decompositions in one call of its two-lane build
+/// ([`Eigen::compute_pair`], each `Eigen::compute`'s bit for bit, the two dependency chains
+/// overlapped), then the two eigenvalue checks — the sequential calls' states, decisions and
+/// errors (ρ's first).
+fn decomposed_together(
+    mut rho: Array2<Complex64>,
+    mut sigma: Array2<Complex64>,
+    tol: Tolerance,
+    backend: Backend,
+) -> std::result::Result<(DensityMatrix, DensityMatrix), OperandError> {
+    let tag = |o: Operand| move |e: Error| (Some(o), e);
+    let t_rho = hermitian_unit_trace(&mut rho, tol).map_err(tag(Operand::Rho))?;
+    let t_sigma = match hermitian_unit_trace(&mut sigma, tol) {
+        Ok(t) => t,
+        Err(e) => {
+            // the sequential route would have finished ρ's validation first
+            DensityMatrix::psd_from_eigen(rho, t_rho, backend).map_err(tag(Operand::Rho))?;
+            return Err((Some(Operand::Sigma), e));
+        }
+    };
+    let (er, es) = Eigen::compute_pair(rho.view(), sigma.view(), backend);
+    let r = er
+        .and_then(|e| DensityMatrix::psd_with_eigen(rho, t_rho, backend, e))
+        .map_err(tag(Operand::Rho))?;
+    let s = es
+        .and_then(|e| DensityMatrix::psd_with_eigen(sigma, t_sigma, backend, e))
+        .map_err(tag(Operand::Sigma))?;
     Ok((r, s))
 }
 
@@ -211,6 +247,63 @@ pub(crate) mod tests {
         }
     }
 
+    /// Two inputs both checked from their decompositions at `4 ≤ d ≤ 16` under `Backend::Auto`
+    /// (`decomposed_together`: the fixed-size QL solver's two-lane build) give the sequential
+    /// calls' states bit for bit — matrices, eigenvalues and eigenvectors — on random,
+    /// rank-deficient and degenerate states; and a pair of undecomposed states decomposed for a
+    /// quantity (`DensityMatrix::decompose_pair`) caches `eigen()`'s decompositions bit for bit.
+    #[test]
+    fn decomposed_together_is_sequential() {
+        use crate::divergence::{Family, Pair};
+        use crate::spectral::Eigen;
+        let bits = |e: &Eigen| {
+            let v: Vec<u64> = e.values().iter().map(|x| x.to_bits()).collect();
+            let w: Vec<(u64, u64)> = e
+                .vectors()
+                .iter()
+                .map(|z| (z.re.to_bits(), z.im.to_bits()))
+                .collect();
+            (v, w)
+        };
+        let tol = Tolerance::default();
+        for d in 1..=16usize {
+            for (seed, rank) in [(1, d), (2, d.div_ceil(2)), (3, 1)] {
+                let r = hs(d, seed);
+                let s = if rank == 1 {
+                    // a degenerate state: I/d
+                    Array2::from_diag_elem(d, Complex64::new(1.0 / d as f64, 0.0))
+                } else {
+                    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed + 10);
+                    DensityMatrix::random_hilbert_schmidt(d, rank, &mut rng)
+                        .unwrap()
+                        .matrix()
+                        .clone()
+                };
+                let checks = (Check::Decomposed, Check::Decomposed);
+                let (a, b) =
+                    states_from_matrices(r.clone(), s.clone(), checks, tol, Backend::Auto).unwrap();
+                let a0 = validate(r.clone(), Check::Decomposed, tol, Backend::Auto).unwrap();
+                let b0 = validate(s.clone(), Check::Decomposed, tol, Backend::Auto).unwrap();
+                assert_eq!(a.matrix(), a0.matrix());
+                assert_eq!(b.matrix(), b0.matrix());
+                assert!(a.is_decomposed() && b.is_decomposed());
+                assert_eq!(bits(a.eigen().unwrap()), bits(a0.eigen().unwrap()), "d={d}");
+                assert_eq!(bits(b.eigen().unwrap()), bits(b0.eigen().unwrap()), "d={d}");
+                // undecomposed states: the pair's quantities decompose both together
+                for family in [Family::Petz, Family::Maximal] {
+                    let x = DensityMatrix::with_options(r.clone(), tol, Backend::Auto).unwrap();
+                    let y = DensityMatrix::with_options(s.clone(), tol, Backend::Auto).unwrap();
+                    assert!(!x.is_decomposed() && !y.is_decomposed());
+                    let v = Pair::new(&x, &y).unwrap().renyi(family, 1.5).unwrap();
+                    assert_eq!(bits(x.eigen().unwrap()), bits(a0.eigen().unwrap()), "d={d}");
+                    assert_eq!(bits(y.eigen().unwrap()), bits(b0.eigen().unwrap()), "d={d}");
+                    let w = Pair::new(&a0, &b0).unwrap().renyi(family, 1.5).unwrap();
+                    assert_eq!(v.to_bits(), w.to_bits(), "d={d} {family:?}");
+                }
+            }
+        }
+    }
+
     /// Under the large-size policy (BLAS pinned, faer parallel, products split) every family
     /// gives the values of the plain call, to rounding.
     #[test]
@@ -242,7 +335,13 @@ pub(crate) mod tests {
     #[test]
     fn errors_in_sequential_order() {
         let _serial = crate::spectral::test_thread_counts_lock();
-        let d = 40;
+        // side by side (40) and, under Backend::Auto, the two-lane fixed-size solve (8, 16)
+        for d in [40, 8, 16] {
+            errors_in_sequential_order_at(d);
+        }
+    }
+
+    fn errors_in_sequential_order_at(d: usize) {
         let (tol, be) = (Tolerance::default(), Backend::default());
         // clearly indefinite: a negative eigenvalue far below −tol
         let mut bad = Array2::<Complex64>::zeros((d, d));

@@ -207,6 +207,7 @@ impl<'a> Pair<'a> {
         if let Some(b) = self.basis.get() {
             return Ok(b);
         }
+        self.decompose_both();
         let (er, es) = (self.rho.eigen()?, self.sigma.eigen()?);
         let (vs, vr) = (es.vectors().view(), er.vectors().view());
         let w = match self.device.overlap(self.rho.backend(), &vs, &vr)? {
@@ -670,6 +671,13 @@ impl<'a> Pair<'a> {
         Ok(self.fidelity()?.powi(2))
     }
 
+    /// Both decompositions in one call where that is faster (about to be computed anyway, by a
+    /// route that needs both: `DensityMatrix::decompose_pair`, the fixed-size QL solver's
+    /// two-lane build at `4 ≤ d ≤ 16` under `Backend::Auto`; the same decompositions bit for bit).
+    fn decompose_both(&self) {
+        DensityMatrix::decompose_pair(self.rho, self.sigma);
+    }
+
     /// `D_α(ρ‖σ)` of `family` at order α (limits at α = 1 and α = ∞ included).
     pub fn renyi(&self, family: Family, alpha: f64) -> Result<f64> {
         family.check_alpha(alpha)?;
@@ -677,6 +685,9 @@ impl<'a> Pair<'a> {
             if let Some(v) = self.order_two()? {
                 return Ok(v);
             }
+        }
+        if family != Family::Sandwiched {
+            self.decompose_both();
         }
         if let Some(v) = super::small::renyi(self.rho, self.sigma, family, alpha)? {
             return Ok(v);
@@ -700,6 +711,7 @@ impl<'a> Pair<'a> {
         }
         match family {
             Family::Petz => {
+                self.decompose_both();
                 let other = |a| self.renyi(family, a);
                 if let Some(v) = super::small::curve(self.rho, self.sigma, family, alphas, other)? {
                     return Ok(v);
@@ -708,6 +720,7 @@ impl<'a> Pair<'a> {
             }
             Family::Sandwiched => self.sandwiched_curve(alphas),
             Family::Maximal => {
+                self.decompose_both();
                 let other = |a| self.maximal(a);
                 if let Some(v) = super::small::curve(self.rho, self.sigma, family, alphas, other)? {
                     return Ok(v);
@@ -735,6 +748,7 @@ impl<'a> Pair<'a> {
     /// Umegaki relative entropy `D(ρ‖σ) = Tr ρ(ln ρ − ln σ)` (the α → 1 limit of Petz and
     /// sandwiched); +∞ when `supp ρ ⊄ supp σ`.
     pub fn umegaki(&self) -> Result<f64> {
+        self.decompose_both();
         if let Some(v) = super::small::umegaki(self.rho, self.sigma)? {
             return Ok(v);
         }

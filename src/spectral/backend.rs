@@ -221,6 +221,34 @@ impl Backend {
         self == Backend::Auto && (1..=max).contains(&d)
     }
 
+    /// Whether [`Backend::eigh_pair`] solves two `d × d` matrices together (the fixed-size QL
+    /// solver's two-lane build, `spectral::small::eigh_tridiagonal_pair`): [`Backend::Auto`] with
+    /// the QL solver at `d` (`AUTO_JACOBI_MAX < d ≤ AUTO_SMALL_VECTORS_MAX`).
+    pub(crate) fn pairs_small(self, d: usize) -> bool {
+        self.small_solver(d, true) && d > super::small::AUTO_JACOBI_MAX
+    }
+
+    /// The full decompositions of two Hermitian matrices, each [`EigenSolver::eigh`]'s bit for bit
+    /// (values, vectors, errors): where [`Backend::pairs_small`] holds for both dimensions, one
+    /// call of the fixed-size QL solver on both (`spectral::small::eigh_tridiagonal_pair`, the
+    /// two dependency chains overlapped; each lane falls back as `eigh` does), else `eigh(a)`,
+    /// then `eigh(b)`.
+    pub(crate) fn eigh_pair(
+        self,
+        a: ArrayView2<Complex64>,
+        b: ArrayView2<Complex64>,
+    ) -> (super::small::Decomposition, super::small::Decomposition) {
+        let d = a.nrows();
+        if a.dim() == (d, d) && b.dim() == (d, d) && self.pairs_small(d) {
+            let (x, y) = super::small::eigh_pair(a, b);
+            return (
+                x.or_else(|e| small_fallback(e, &a, || Backend::Nalgebra.eigh(a))),
+                y.or_else(|e| small_fallback(e, &b, || Backend::Nalgebra.eigh(b))),
+            );
+        }
+        (self.eigh(a), self.eigh(b))
+    }
+
     /// Whether this backend runs a `d × d` Cholesky factorisation
     /// ([`EigenSolver::is_positive_definite`]) with LAPACK's `zpotrf` (whose factor
     /// `spectral::lapack::zpotrf_factor` returns).

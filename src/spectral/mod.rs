@@ -70,6 +70,19 @@ impl Eigen {
         Ok(Self::from_parts(values, vectors))
     }
 
+    /// Decompose two Hermitian matrices with `backend`: each [`Eigen::compute`]'s bit for bit, both
+    /// in one call of the fixed-size QL solver's two-lane build where `backend` puts them on it
+    /// (`Backend::Auto`, `4 ≤ d ≤ 16`: the two dependency chains overlap).
+    pub(crate) fn compute_pair(
+        a: ArrayView2<Complex64>,
+        b: ArrayView2<Complex64>,
+        backend: Backend,
+    ) -> (Result<Self>, Result<Self>) {
+        let (x, y) = backend.eigh_pair(a, b);
+        let wrap = |(values, vectors)| Self::from_parts(values, vectors);
+        (x.map(wrap), y.map(wrap))
+    }
+
     /// Wrap eigenvalues (ascending) and eigenvectors (columns) computed elsewhere.
     pub fn from_parts(values: Array1<f64>, vectors: Array2<Complex64>) -> Self {
         let lmax = values.iter().copied().fold(0.0f64, f64::max);

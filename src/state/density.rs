@@ -155,11 +155,43 @@ impl DensityMatrix {
     /// decomposition.
     pub(crate) fn psd_from_eigen(h: Array2<Complex64>, t: f64, backend: Backend) -> Result<Self> {
         let e = Eigen::compute(h.view(), backend)?;
+        Self::psd_with_eigen(h, t, backend, e)
+    }
+
+    /// The rest of [`Self::psd_from_eigen`] once `e = Eigen::compute(h, backend)` is known: reject
+    /// `λ_min < −t`, keep the decomposition.
+    pub(crate) fn psd_with_eigen(
+        h: Array2<Complex64>,
+        t: f64,
+        backend: Backend,
+        e: Eigen,
+    ) -> Result<Self> {
         negative_eigenvalue_check(e.values().iter().copied().fold(f64::INFINITY, f64::min), t)?;
-        let state = Self::from_validated(h, backend);
-        // a fresh state: the cache is empty, so `set` cannot fail
-        let _ = state.inner.eigen.set(e);
-        Ok(state)
+        Ok(Self::from_validated_with_eigen(h, backend, e))
+    }
+
+    /// Decompose two states that are about to be decomposed anyway (a pair's quantity that needs
+    /// both decompositions) in one call where that is faster: both undecomposed, on one backend
+    /// that solves their dimension with the fixed-size QL solver (`Backend::Auto`, `4 ≤ d ≤ 16`;
+    /// [`Eigen::compute_pair`], each decomposition `eigen()`'s bit for bit). Elsewhere, and for a
+    /// lane whose solve fails (the failure is not cached; `eigen()` reports it), nothing.
+    pub(crate) fn decompose_pair(a: &DensityMatrix, b: &DensityMatrix) {
+        let d = a.dim();
+        if a.backend != b.backend
+            || b.dim() != d
+            || !a.backend.pairs_small(d)
+            || a.is_decomposed()
+            || b.is_decomposed()
+        {
+            return;
+        }
+        let (x, y) = Eigen::compute_pair(a.inner.mat.view(), b.inner.mat.view(), a.backend);
+        for (state, e) in [(a, x), (b, y)] {
+            if let Ok(e) = e {
+                // another thread may have won the race with an identical decomposition
+                let _ = state.inner.eigen.set(e);
+            }
+        }
     }
 
     /// A matrix that passed every check of [`DensityMatrix::with_options`] (made exactly Hermitian).

@@ -697,3 +697,191 @@ fn trace_ball_low_rank_random_binding_monotone() {
     }
     assert!(found >= 4, "only {found} binding pairs");
 }
+
+/// `+∞` with every end `+∞` (docs/smooth.md, "Certified +∞").
+fn is_infinite(b: &Bracket) -> bool {
+    b.lower == f64::INFINITY && b.upper == f64::INFINITY && b.value == f64::INFINITY
+}
+
+/// `ρ` and `σ` supported on complementary spans of a random complex unitary's columns.
+fn orthogonal_pair(d: usize, k: usize, rng: &mut ChaCha8Rng) -> (DensityMatrix, DensityMatrix) {
+    let v = qrenyi::state::random::haar_unitary(d, rng);
+    let (p, q) = (random_prob(k, rng), random_prob(d - k, rng));
+    let mut pv = vec![0.0; d];
+    let mut qv = vec![0.0; d];
+    pv[..k].copy_from_slice(&p);
+    qv[k..].copy_from_slice(&q);
+    (rotated(&pv, &v), rotated(&qv, &v))
+}
+
+/// D_H^ε = +∞ iff Tr Π_{supp σ} ρ ≤ ε: orthogonal states at every ε (ε = 0 by the zero threshold);
+/// pure states on both sides of the threshold cos²θ against the closed form
+/// `β = cos²(θ + arccos √(1−ε))` (0 exactly when cos²θ ≤ ε); commuting states with a zero of q
+/// against Neyman–Pearson; ρ = σ (rank-deficient and full rank) stays finite, −ln(1−ε).
+#[test]
+fn certified_infinity_hypothesis_testing() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2111);
+    for (d, k) in [(2usize, 1usize), (3, 1), (4, 2), (6, 3)] {
+        let (rho, sigma) = orthogonal_pair(d, k, &mut rng);
+        for eps in [0.0, 1e-12, 0.1, 0.5, 0.9] {
+            let b = smooth::hypothesis_testing(&rho, &sigma, eps).unwrap();
+            assert!(is_infinite(&b), "d={d} ε={eps}: {b:?}");
+        }
+    }
+    let psi = pure(&[(1.0, 0.0), (0.0, 0.0)]);
+    for theta in [0.9f64, 1.2, 1.5] {
+        let phi = pure(&[(theta.cos(), 0.0), (0.0, theta.sin())]);
+        let c2 = theta.cos().powi(2);
+        let b = smooth::hypothesis_testing(&psi, &phi, c2 * (1.0 + 1e-6)).unwrap();
+        assert!(is_infinite(&b), "θ={theta} above: {b:?}");
+        let eps = c2 * 0.5;
+        let exact = -(theta + (1.0 - eps).sqrt().acos()).cos().powi(2).ln();
+        let b = smooth::hypothesis_testing(&psi, &phi, eps).unwrap();
+        assert!(
+            b.upper.is_finite() && contains(&b, exact, 1e-9 * exact),
+            "θ={theta} below: {b:?} vs {exact}"
+        );
+    }
+    let (p, q) = ([0.2, 0.3, 0.5], [0.6, 0.4, 0.0]);
+    let (rho, sigma) = (
+        DensityMatrix::diagonal(&p).unwrap(),
+        DensityMatrix::diagonal(&q).unwrap(),
+    );
+    for (eps, infinite) in [(0.5 + 1e-9, true), (0.6, true), (0.49, false), (0.1, false)] {
+        let b = smooth::hypothesis_testing(&rho, &sigma, eps).unwrap();
+        let np = neyman_pearson(&p, &q, eps);
+        assert_eq!(np.is_infinite(), infinite, "{eps}");
+        assert_eq!(is_infinite(&b), infinite, "ε={eps}: {b:?}");
+        if !infinite {
+            assert!(contains(&b, np, 1e-9), "ε={eps}: {b:?} vs {np}");
+        }
+    }
+    for rho in [
+        pure(&[(0.6, 0.0), (0.0, 0.8)]),
+        mixed(pure(&[(1.0, 0.0), (1.0, 1.0)]), 0.3),
+    ] {
+        for eps in [0.0, 0.1, 0.7] {
+            let b = smooth::hypothesis_testing(&rho, &rho, eps).unwrap();
+            assert!(contains(&b, -(1.0 - eps).ln(), 1e-9), "ε={eps}: {b:?}");
+        }
+    }
+}
+
+/// D_max^ε = +∞ iff no ρ̃ of the ball lies in supp σ: `Tr Π_{ker σ} ρ > ε²` (purified),
+/// `> ε` (trace balls). Commuting pairs against Definition 11's closed form (+∞ exactly when
+/// `P(Q = 0) > δ`); a pure ρ at angle θ to σ = |0⟩⟨0| (`Tr Π_{ker σ} ρ = sin²θ`) on both sides.
+#[test]
+fn certified_infinity_dmax() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2112);
+    let balls = [Ball::Purified, Ball::Trace, Ball::TraceUnbounded];
+    for (d, k) in [(2usize, 1usize), (3, 2), (5, 2)] {
+        let (rho, sigma) = orthogonal_pair(d, k, &mut rng);
+        for ball in balls {
+            for eps in [0.1, 0.5, 0.9] {
+                let b = smooth::max_divergence(&rho, &sigma, eps, ball).unwrap();
+                assert!(is_infinite(&b), "d={d} {ball:?} ε={eps}: {b:?}");
+            }
+        }
+    }
+    let (p, q) = ([0.2, 0.3, 0.5], [0.6, 0.4, 0.0]);
+    for (delta, infinite) in [(0.1, true), (0.45, true), (0.5 + 1e-6, false), (0.7, false)] {
+        let exact = classical::approx_max_divergence(&p, &q, delta).unwrap();
+        assert_eq!(exact == f64::INFINITY, infinite, "δ={delta}: {exact}");
+        let b = smooth::classical::smooth_max(&p, &q, delta);
+        assert_eq!(
+            b.as_ref().is_ok_and(is_infinite),
+            infinite,
+            "δ={delta}: {b:?}"
+        );
+    }
+    let sigma = pure(&[(1.0, 0.0), (0.0, 0.0)]);
+    let theta = 0.5f64;
+    let rho = pure(&[(theta.cos(), 0.0), (0.0, theta.sin())]);
+    let s2 = theta.sin().powi(2);
+    for (ball, radius) in [
+        (Ball::Purified, s2.sqrt()),
+        (Ball::Trace, s2),
+        (Ball::TraceUnbounded, s2),
+    ] {
+        let b = smooth::max_divergence(&rho, &sigma, radius * (1.0 - 1e-6), ball).unwrap();
+        assert!(is_infinite(&b), "{ball:?} inside: {b:?}");
+        // above the threshold a ρ̃ in supp σ exists (purified: ρ̃ = |0⟩⟨0|·cos²θ); the solvers need
+        // σ of full rank, so the call may fail, but never with +∞
+        let b = smooth::max_divergence(&rho, &sigma, (radius * 1.01).min(0.99), ball);
+        assert!(
+            !b.as_ref().is_ok_and(is_infinite),
+            "{ball:?} outside: {b:?}"
+        );
+    }
+}
+
+/// Classical D_α^δ = +∞ iff P(Q = 0) > δ; below, the value is finite.
+#[test]
+fn certified_infinity_smooth_renyi() {
+    let (p, q) = ([0.2, 0.3, 0.5], [0.6, 0.4, 0.0]);
+    for alpha in [1.5, 2.0, 10.0] {
+        for delta in [0.0, 0.1, 0.49] {
+            let b = smooth::classical::smooth_renyi(&p, &q, alpha, delta).unwrap();
+            assert!(is_infinite(&b), "α={alpha} δ={delta}: {b:?}");
+        }
+        for delta in [0.5 + 1e-6, 0.7] {
+            let b = smooth::classical::smooth_renyi(&p, &q, alpha, delta);
+            assert!(
+                !b.as_ref().is_ok_and(is_infinite),
+                "α={alpha} δ={delta}: {b:?}"
+            );
+        }
+    }
+}
+
+/// The CLI writes the certified +∞ as `"inf"` at every end (kinds and balls; smooth-renyi rows).
+#[test]
+fn certified_infinity_cli() {
+    let dir = std::env::temp_dir().join(format!("qrenyi-smooth-inf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (r, s) = (dir.join("r.json"), dir.join("s.json"));
+    std::fs::write(&r, r#"{"re": [[0.5, 0.5], [0.5, 0.5]]}"#).unwrap();
+    std::fs::write(&s, r#"{"re": [[0.5, -0.5], [-0.5, 0.5]]}"#).unwrap();
+    let (rs, ss) = (r.to_str().unwrap(), s.to_str().unwrap());
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_qrenyi"))
+            .args(["smooth", "--json", "--epsilon", "0.3"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let quantum = [
+        vec!["--kind", "hypothesis-testing"],
+        vec!["--kind", "dmax", "--ball", "purified"],
+        vec!["--kind", "dmax", "--ball", "trace"],
+        vec!["--kind", "dmax", "--ball", "trace-unbounded"],
+    ];
+    for a in quantum {
+        let v = run(&[a.as_slice(), &["--rho", rs, "--sigma", ss]].concat());
+        for k in ["lower", "value", "upper"] {
+            assert_eq!(v[k], "inf", "{a:?} {k}: {v}");
+        }
+    }
+    let v = run(&[
+        "--kind",
+        "smooth-renyi",
+        "--p",
+        "0.5,0.5",
+        "--q",
+        "1,0",
+        "--alpha",
+        "2,inf",
+    ]);
+    for row in v["values"].as_array().unwrap() {
+        for k in ["lower", "value", "upper"] {
+            assert_eq!(row[k], "inf", "{k}: {v}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

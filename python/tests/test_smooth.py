@@ -230,3 +230,44 @@ def test_gaussian_experiment_errors():
         kernel.gaussian_experiment(dim=0, n=[20], runs=1, alpha=[2], lambdas=[0.01])
     with pytest.raises(qrenyi.QrenyiError):
         kernel.gaussian_experiment(dim=2, n=[20], runs=1, alpha=[2], lambdas=[-1.0])
+
+
+@pytest.mark.parametrize("kind,ball", [
+    ("hypothesis-testing", None), ("dmax", "purified"), ("dmax", "trace"),
+    ("dmax", "trace-unbounded"),
+])
+def test_certified_infinity_matches_cli(cli, tmp_path, kind, ball):
+    """docs/smooth.md, "Certified +∞": orthogonal states are +∞ at every end, in Python and in
+    the CLI's JSON ("inf"), in every base."""
+    rng = np.random.default_rng(2113)
+    u, _ = np.linalg.qr(rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3)))
+    rho = u @ np.diag([0.7, 0.3, 0.0]) @ u.conj().T
+    sigma = u @ np.diag([0.0, 0.0, 1.0]) @ u.conj().T
+    fr, fs = write_state(tmp_path / "rho.json", rho), write_state(tmp_path / "sigma.json", sigma)
+    for base in ("e", "2"):
+        args = ["smooth", "--kind", kind, "--epsilon", 0.2, "--rho", fr, "--sigma", fs,
+                "--base", base, "--json"]
+        if ball:
+            args += ["--ball", ball]
+        code, out, err = cli(*args)
+        assert code == 0, err
+        want = json.loads(out)
+        assert want["lower"] == want["upper"] == want["value"] == "inf"
+        if kind == "dmax":
+            got = smooth.dmax(rho, sigma, 0.2, ball=ball, base=base)
+        else:
+            got = smooth.hypothesis_testing(rho, sigma, 0.2, base=base)
+        same_as_cli(got, want)
+        assert got.lower == got.value == got.upper == math.inf
+
+
+def test_smooth_renyi_certified_infinity():
+    """P(Q = 0) = 0.2 > δ: +∞ at every end; δ above it: not +∞."""
+    p, q = [0.2, 0.3, 0.5], [0.6, 0.4, 0.0]
+    for r in smooth.smooth_renyi(p, q, 0.1, [1.5, 3.0, math.inf]):
+        assert r.lower == r.value == r.upper == math.inf
+    try:
+        r = smooth.smooth_renyi(p, q, 0.6, 2.0)
+        assert r.upper < math.inf
+    except qrenyi.QrenyiError:
+        pass  # the solver may fail to certify near a boundary; it must not claim +∞

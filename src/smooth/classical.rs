@@ -21,6 +21,9 @@ use crate::{Error, Result};
 /// dual `g(λ, κ) = λ − 2δκ + Σ_x min_{y ≥ 0} [y^α Q(x)^{1−α} − λy + κ|y − P(x)|]`, valid for every
 /// real λ and κ ≥ 0, each inner minimum in closed form (a convex function on two intervals).
 ///
+/// `+∞` (all three ends) when every `P'` of the ball has mass where `Q = 0`: `P(Q = 0) > δ`
+/// (with a rounding margin; exact otherwise, docs/smooth.md, "Certified +∞").
+///
 /// Errors: [`Error::AlphaOutOfRange`] (α ≤ 1 or not finite: the program is not convex for α < 1),
 /// [`Error::InvalidParameter`] (δ), probability-vector errors, [`Error::SmoothNotCertified`].
 pub fn smooth_renyi(p: &[f64], q: &[f64], alpha: f64, delta: f64) -> Result<Bracket> {
@@ -41,6 +44,20 @@ pub fn smooth_renyi(p: &[f64], q: &[f64], alpha: f64, delta: f64) -> Result<Brac
     }
     super::check_epsilon("delta", delta, true)?;
     let n = p.len();
+    // Every P' of the ball puts mass on `{Q = 0}` iff P(Q = 0) > δ (docs/smooth.md, "Certified
+    // +∞"): then every term `P'(x)^α Q(x)^{1−α}` with `P'(x) > 0 = Q(x)` is +∞. The sums carry a
+    // relative `nu` each; `|Σ P − 1|` covers a probability vector normalised within tolerance.
+    let outside: f64 = p
+        .iter()
+        .zip(q)
+        .filter(|(_, &qx)| qx == 0.0)
+        .map(|(&px, _)| px)
+        .sum();
+    let total: f64 = p.iter().sum();
+    let margin = 4.0 * n as f64 * U + (total - 1.0).abs();
+    if outside > up(delta) + margin {
+        return super::infinite("classical smooth Rényi divergence");
+    }
     let mut prog = Program::new(true);
     let pp: Vec<usize> = (0..n).map(|_| prog.scalar()).collect();
     let ss: Vec<usize> = (0..n).map(|_| prog.scalar()).collect();

@@ -10,17 +10,20 @@ use num_complex::Complex64;
 
 use super::conic::{HermExpr, Program};
 use super::{
-    bisect, check_epsilon, check_pair, down, eigh, is_real, quadratic_form, recompose, slack,
-    trace_product, up, Bracket,
+    bisect, check_epsilon, check_pair, down, eigh, infinite, is_real, quadratic_form, recompose,
+    slack, support_weights, trace_product, up, Bracket,
 };
 use crate::divergence::Pair;
+use crate::spectral::zero_threshold;
 use crate::state::DensityMatrix;
 use crate::Result;
 
 /// `D_H^ε(ρ‖σ) = −ln min{Tr Qσ : 0 ⪯ Q ⪯ I, Tr Qρ ≥ 1 − ε}`, ε ∈ [0, 1), as a certified bracket.
 ///
 /// `ε = 0` gives `−ln Tr Π_ρ σ` (`Π_ρ` the support projector of ρ). Returns `+∞` (all three) when
-/// the optimal test has `Tr Qσ = 0` to rounding (`supp ρ ⟂ supp σ`).
+/// a test supported on `ker σ` passes, `Tr Π_{supp σ} ρ ≤ ε` (decided before any solve, with a
+/// rounding margin; `ρ ⟂ σ` by the zero threshold at ε = 0; docs/smooth.md, "Certified +∞"), or
+/// the optimal test has `Tr Qσ = 0` to rounding.
 ///
 /// Errors: [`crate::Error::InvalidParameter`] (ε), [`crate::Error::DimensionMismatch`],
 /// [`crate::Error::SmoothNotCertified`] when the bracket is wider than
@@ -35,6 +38,9 @@ fn hypothesis_testing_1t(rho: &DensityMatrix, sigma: &DensityMatrix, eps: f64) -
     check_epsilon("epsilon", eps, true)?;
     check_pair(rho, sigma)?;
     let d = rho.dim();
+    if rejects_nothing_of_sigma(rho, sigma, eps)? {
+        return infinite("hypothesis-testing divergence");
+    }
     let s = sigma.matrix();
     if eps == 0.0 {
         // Tr Qρ ≥ 1 with Q ⪯ I forces Q ⪰ Π_ρ, so β = Tr Π_ρ σ (closed form; the SDP's dual is
@@ -62,6 +68,21 @@ fn hypothesis_testing_1t(rho: &DensityMatrix, sigma: &DensityMatrix, eps: f64) -
         beta_up = beta_up.min(u);
     }
     certify((beta_low, beta_up, beta_mid))
+}
+
+/// Whether a test supported on `ker σ` reaches `Tr Qρ ≥ 1 − ε`, i.e. `β = 0` and `D_H^ε = +∞`
+/// (docs/smooth.md, "Certified +∞": the largest `Tr Qρ` over `0 ⪯ Q ⪯ Π_{ker σ}` is
+/// `Tr Π_{ker σ} ρ`, so this holds iff `Tr Π_{supp σ} ρ ≤ ε`). Decided with the rounding margin
+/// of [`support_weights`], or — for the weight 0 that `ε = 0` needs — by the zero threshold, as
+/// every support decision of the crate (`Tr Π_{supp σ} ρ ≤ τ(d, λ_max ρ)`: `ρ ⟂ σ`). `false`
+/// leaves the decision to the solver.
+fn rejects_nothing_of_sigma(rho: &DensityMatrix, sigma: &DensityMatrix, eps: f64) -> Result<bool> {
+    let d = rho.dim();
+    let (on, _, margin) = support_weights(rho, sigma)?;
+    if on + margin <= eps {
+        return Ok(true);
+    }
+    Ok(on <= zero_threshold(d, 1.0) && on <= zero_threshold(d, rho.eigen()?.max_value()))
 }
 
 /// The bracket on `D_H^ε = −ln β` from bounds `(β_low, β_up, β_solver)`.

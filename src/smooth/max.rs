@@ -13,8 +13,9 @@ use num_complex::Complex64;
 
 use super::conic::{HermExpr, Program};
 use super::{
-    bisect, check_epsilon, check_pair, conjugate, down, eigh, frobenius, is_real, normalised,
-    quadratic_form, recompose, slack, trace_product, up, Ball, Bracket,
+    bisect, check_epsilon, check_pair, conjugate, down, eigh, frobenius, infinite, is_real,
+    normalised, quadratic_form, recompose, slack, support_weights, trace_product, up, Ball,
+    Bracket,
 };
 use crate::divergence::{Family, Pair};
 use crate::state::DensityMatrix;
@@ -33,6 +34,11 @@ const FULL_PROGRAM_UP_TO: usize = 8;
 /// The certified upper end evaluates `D_max(ρ̃‖σ)` at a repaired primal point with the core's
 /// [`Pair::max_relative_entropy`]; it needs `σ` of full rank (otherwise mixing the repaired point
 /// towards ρ may leave `supp σ`), and fails with [`Error::SmoothNotCertified`] when it is not.
+///
+/// `+∞` (all three ends) when no `ρ̃` of the ball lies inside `supp σ`, decided before any solve
+/// with a rounding margin: `Tr Π_{ker σ} ρ > ε²` (purified ball; exact) or `> ε` (trace balls;
+/// exact for the unbounded trace ball up to the boundary, sufficient for `Tr ρ̃ ≤ 1`;
+/// docs/smooth.md, "Certified +∞").
 ///
 /// Errors: [`Error::InvalidParameter`] (ε), [`Error::DimensionMismatch`],
 /// [`Error::SmoothNotCertified`] (bracket wider than [`super::TARGET_WIDTH`]`·max(1, |value|)`).
@@ -59,6 +65,16 @@ fn max_divergence_1t(
         Ball::Trace => "smooth max-divergence (trace ball)",
         Ball::TraceUnbounded => "smooth max-divergence (trace ball, unbounded trace)",
     };
+    // No ρ̃ of the ball inside supp σ (docs/smooth.md, "Certified +∞"): the largest purified
+    // fidelity² to a ρ̃ on supp σ is `Tr Π_{supp σ} ρ`, the least trace distance `Tr Π_{ker σ} ρ`.
+    let (_, off, margin) = support_weights(rho, sigma)?;
+    let radius = match ball {
+        Ball::Purified => eps * eps,
+        Ball::Trace | Ball::TraceUnbounded => eps,
+    };
+    if off > up(radius) + margin {
+        return infinite(what);
+    }
     // Scale σ by t₀ = exp D_max(ρ‖σ) (≥ the optimum) so that the solver's t' = t/t₀ is O(1); when
     // that solve does not certify, solve unscaled too and intersect the two certified brackets.
     let dmax = Pair::new(rho, sigma)?.max_relative_entropy()?;

@@ -266,3 +266,43 @@ fn normalised(a: &Array2<Complex64>) -> Result<(f64, DensityMatrix)> {
     }
     Ok((c, DensityMatrix::new(a.mapv(|z| z / c))?))
 }
+
+/// `ρ`'s weight on `σ`'s support and kernel, decided by the project's zero threshold
+/// (docs/conventions.md, "Zero threshold and supports"), with a rounding margin:
+/// `(Tr Π_{supp σ} ρ, Tr Π_{ker σ} ρ, margin)`, `margin` including `|Tr ρ − 1|` (the smooth
+/// programs take ρ as normalised; validation allows a trace error within tolerance). Each weight is summed over its own eigenvectors
+/// (so a weight near 0 is accurate near 0); `margin` bounds their error: the quadratic forms'
+/// rounding plus twice the Davis–Kahan angle `slack(d, λ_max σ) / (λ_min⁺ σ − τ)` by which a
+/// backward-stable eigensolver may rotate `supp σ` (docs/smooth.md, "Certified +∞"). `+∞` when
+/// the support is undecidable (an eigenvalue too close to the threshold).
+fn support_weights(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<(f64, f64, f64)> {
+    let d = rho.dim();
+    let e = sigma.eigen()?;
+    let (r, v) = (rho.matrix(), e.vectors());
+    let (mut on, mut off) = (0.0, 0.0);
+    let mut min_support = f64::INFINITY;
+    for k in 0..d {
+        let w = quadratic_form(r, v, k).max(0.0);
+        if e.values()[k] > e.threshold() {
+            on += w;
+            min_support = min_support.min(e.values()[k]);
+        } else {
+            off += w;
+        }
+    }
+    let gap = min_support - e.threshold();
+    let rotation = if gap.is_finite() && gap > 0.0 {
+        2.0 * slack(d, e.max_value()) / gap
+    } else if min_support == f64::INFINITY {
+        0.0 // σ has no support (not a state); nothing rotates
+    } else {
+        f64::INFINITY
+    };
+    let trace: f64 = (0..d).map(|i| r[[i, i]].re).sum();
+    Ok((on, off, slack(d, d as f64) + rotation + (trace - 1.0).abs()))
+}
+
+/// The exact `+∞` bracket (docs/smooth.md, "Certified +∞").
+fn infinite(what: &str) -> Result<Bracket> {
+    Bracket::certified(what, f64::INFINITY, f64::INFINITY, f64::INFINITY)
+}

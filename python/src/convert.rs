@@ -624,7 +624,11 @@ pub fn check_alloc(what: &str, shape: &[usize], bytes: usize, dtype: &str) -> Py
 
 /// The text of a `str` argument, or a `QrenyiError` naming `what` and saying what was `expected`
 /// for any other object (`None`, a number, bytes: never PyO3's `TypeError`).
-fn text_of(what: &str, expected: &str, obj: &Bound<'_, PyAny>) -> PyResult<PyBackedStr> {
+fn text_of(
+    what: &str,
+    expected: &dyn std::fmt::Display,
+    obj: &Bound<'_, PyAny>,
+) -> PyResult<PyBackedStr> {
     if obj.is_instance_of::<PyString>() {
         if let Ok(s) = obj.extract::<PyBackedStr>() {
             return Ok(s);
@@ -647,7 +651,7 @@ fn text_of(what: &str, expected: &str, obj: &Bound<'_, PyAny>) -> PyResult<PyBac
 /// message for the same flag. Any other object is a `QrenyiError` naming `what`.
 fn name(
     what: &str,
-    expected: &str,
+    expected: &dyn std::fmt::Display,
     obj: &Bound<'_, PyAny>,
     parse: impl FnOnce(&str) -> qrenyi::Result<&'static str>,
 ) -> PyResult<&'static str> {
@@ -657,7 +661,7 @@ fn name(
 
 /// A free-text argument (a statement's name, summary or source, a JSON document): a `str`.
 pub fn text(obj: &Bound<'_, PyAny>) -> PyResult<String> {
-    text_of("argument", "a string", obj).map(|s| s.to_string())
+    text_of("argument", &"a string", obj).map(|s| s.to_string())
 }
 
 /// The canonical spelling of a logarithm base.
@@ -679,7 +683,7 @@ pub fn base(obj: &Bound<'_, PyAny>) -> PyResult<&'static str> {
     const EXPECTED: &str = "\"e\", \"2\" or \"10\" (or the numbers 2, 10, math.e)";
     let parse = |s: &str| s.parse::<qrenyi::Base>().map(base_str);
     if obj.is_instance_of::<PyString>() {
-        return name(WHAT, EXPECTED, obj, parse);
+        return name(WHAT, &EXPECTED, obj, parse);
     }
     let bad = || parse_error(WHAT, format!("expected {EXPECTED}, got {}", describe(obj)));
     if obj.is_instance_of::<pyo3::types::PyBool>() {
@@ -707,7 +711,7 @@ pub fn backend(obj: &Bound<'_, PyAny>) -> PyResult<&'static str> {
     use qrenyi::spectral::Backend;
     name(
         "backend",
-        "a backend's name (a string, e.g. \"auto\")",
+        &"a backend's name (a string, e.g. \"auto\")",
         obj,
         |s| {
             Ok(match s.parse::<Backend>()? {
@@ -727,7 +731,7 @@ pub fn backend(obj: &Bound<'_, PyAny>) -> PyResult<&'static str> {
 pub fn family(obj: &Bound<'_, PyAny>) -> PyResult<&'static str> {
     name(
         "family",
-        "a family's name (a string: petz, sandwiched or maximal)",
+        &"a family's name (a string: petz, sandwiched or maximal)",
         obj,
         |s| {
             s.parse::<qrenyi::divergence::Family>()?;
@@ -741,6 +745,16 @@ pub fn family(obj: &Bound<'_, PyAny>) -> PyResult<&'static str> {
     )
 }
 
+/// "a string (n₁, n₂, …)", formatted only for an error message: the names are joined when a call
+/// fails, not on every call (the `kind` argument is parsed on each `divergence` call).
+struct AStringOf(&'static [&'static str]);
+
+impl std::fmt::Display for AStringOf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "a string ({})", self.0.join(", "))
+    }
+}
+
 /// A name with a fixed list of spellings (the callee parses it and reports unknown ones): a `str`
 /// is returned as the matching `&'static str` of `names`, or an error as `unknown` says.
 pub fn one_of(
@@ -749,8 +763,7 @@ pub fn one_of(
     names: &'static [&'static str],
     unknown: impl FnOnce(&str) -> qrenyi::Error,
 ) -> PyResult<&'static str> {
-    let expected = format!("a string ({})", names.join(", "));
-    name(what, &expected, obj, |s| {
+    name(what, &AStringOf(names), obj, |s| {
         names
             .iter()
             .copied()

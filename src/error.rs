@@ -158,8 +158,6 @@ pub enum Error {
     Interrupted,
 }
 
-/// A number for a message: fixed notation with 4 decimals in `[1e-3, 1e6)`, else scientific
-/// (a trace of 1e300 is not printed with 300 digits).
 /// A trace in an error message: [`short_number`], except that a trace within `5·10⁻⁵` of 1 (which
 /// four decimals print as `1.0000`) shows its deviation, `1 + 1.000e-6`, so the message says by how
 /// much the trace is off.
@@ -183,6 +181,8 @@ pub(crate) fn value_text(x: f64) -> String {
     }
 }
 
+/// A number for a message: fixed notation with 4 decimals in `[1e-3, 1e6)`, else scientific
+/// (a trace of 1e300 is not printed with 300 digits).
 fn short_number(x: f64) -> String {
     if x == 0.0 || (1e-3..1e6).contains(&x.abs()) {
         format!("{x:.4}")

@@ -798,16 +798,27 @@ fn certified_infinity_dmax() {
     let theta = 0.5f64;
     let rho = pure(&[(theta.cos(), 0.0), (0.0, theta.sin())]);
     let s2 = theta.sin().powi(2);
-    for (ball, radius) in [
-        (Ball::Purified, s2.sqrt()),
-        (Ball::Trace, s2),
-        (Ball::TraceUnbounded, s2),
+    // (ball, +∞ below this radius, finite above this one): for a pure ρ the trace ball with
+    // Tr ρ̃ ≤ 1 is +∞ up to sin θ = √k (min over c ≤ 1 of Tr(ρ − c|0⟩⟨0|)₊ is reached at c = 1),
+    // while the code decides +∞ only up to k; in between it must not answer a finite value
+    for (ball, infinite_below, finite_above) in [
+        (Ball::Purified, s2.sqrt(), s2.sqrt()),
+        (Ball::Trace, s2, s2.sqrt()),
+        (Ball::TraceUnbounded, s2, s2),
     ] {
-        let b = smooth::max_divergence(&rho, &sigma, radius * (1.0 - 1e-6), ball).unwrap();
+        let b = smooth::max_divergence(&rho, &sigma, infinite_below * (1.0 - 1e-6), ball).unwrap();
         assert!(is_infinite(&b), "{ball:?} inside: {b:?}");
-        // above the threshold a ρ̃ in supp σ exists (purified: ρ̃ = |0⟩⟨0|·cos²θ); the solvers need
-        // σ of full rank, so the call may fail, but never with +∞
-        let b = smooth::max_divergence(&rho, &sigma, (radius * 1.01).min(0.99), ball);
+        if finite_above > infinite_below {
+            let mid = 0.5 * (infinite_below + finite_above);
+            let b = smooth::max_divergence(&rho, &sigma, mid, ball);
+            assert!(
+                !b.as_ref().is_ok_and(|b| !is_infinite(b)),
+                "{ball:?} between the thresholds (true value +∞): {b:?}"
+            );
+        }
+        // above the threshold a ρ̃ in supp σ exists (purified: ρ̃ = ΠρΠ/s); the solvers need σ of
+        // full rank, so the call may fail, but never with +∞
+        let b = smooth::max_divergence(&rho, &sigma, (finite_above * 1.01).min(0.99), ball);
         assert!(
             !b.as_ref().is_ok_and(is_infinite),
             "{ball:?} outside: {b:?}"

@@ -151,14 +151,10 @@ impl PetzFactors {
                 .zip(y.column(c))
                 .map(|(l, yi)| (a * l - shift).exp() * yi)
                 .sum();
-            let ln_q = shift + shift_mu[c] + s.ln() - self.weight.ln();
-            if !(s > MIN_SHIFTED_SUM && ln_q.is_finite()) {
-                continue;
-            }
-            if ln_q.abs() > FAR_MIN_LOG {
-                out[c] = Some(ln_q / (a - 1.0));
-            } else {
-                near.push(c);
+            match far_form(shift + shift_mu[c], s, self.weight, a) {
+                Far::Value(v) => out[c] = Some(v),
+                Far::Near => near.push(c),
+                Far::Declined => {}
             }
         }
         if !near.is_empty() {
@@ -191,15 +187,42 @@ impl PetzFactors {
                 num += cj * bj;
                 mag += (cj * bj).abs();
             }
-            let ratio = num / self.weight;
-            // accurate relative to N, or as accurate as the term-wise sum (absolute error ε|t|M)
-            let certified = mag <= MAX_CANCELLATION * num.abs()
-                || mag <= MAX_TERMWISE_RATIO * t.abs() * self.log_magnitude;
-            if num.is_finite() && num != 0.0 && certified && ratio > -1.0 {
-                out[c] = Some(ratio.ln_1p() / t);
-            }
+            out[c] = near_form(num, mag, self.weight, t, self.log_magnitude);
         }
     }
+}
+
+/// The far form's decision for one order `a`, shared by [`PetzFactors::renyi`] and
+/// [`PetzStack::renyi`]: from the shifted sum `sum` (shifts adding to `shift`) and the weight `W`,
+/// `ln Q = shift + ln sum − ln W`; the value `ln Q/(a − 1)` where `|ln Q| > FAR_MIN_LOG`, the near
+/// form below it, declined where the sum underflowed or `ln Q` is not finite.
+enum Far {
+    Value(f64),
+    Near,
+    Declined,
+}
+
+#[inline(always)]
+fn far_form(shift: f64, sum: f64, weight: f64, a: f64) -> Far {
+    let ln_q = shift + sum.ln() - weight.ln();
+    if !(sum > MIN_SHIFTED_SUM && ln_q.is_finite()) {
+        Far::Declined
+    } else if ln_q.abs() > FAR_MIN_LOG {
+        Far::Value(ln_q / (a - 1.0))
+    } else {
+        Far::Near
+    }
+}
+
+/// The near form's value `ln(1 + N/W)/t` from the numerator `N`, its magnitude `M_N` and
+/// `t = a − 1`, shared by [`PetzFactors`] and [`PetzStack`]: certified when accurate relative to
+/// `N`, or as accurate as the term-wise sum (absolute error `ε|t|M`); `None` otherwise.
+#[inline(always)]
+fn near_form(num: f64, mag: f64, weight: f64, t: f64, log_magnitude: f64) -> Option<f64> {
+    let ratio = num / weight;
+    let certified =
+        mag <= MAX_CANCELLATION * num.abs() || mag <= MAX_TERMWISE_RATIO * t.abs() * log_magnitude;
+    (num.is_finite() && num != 0.0 && certified && ratio > -1.0).then(|| ratio.ln_1p() / t)
 }
 
 /// `W = Σ_i λ_i R_i + K` and `M = Σ_i |λ_i ℓ_i R_i| + Σ_j |c_j m_j|` (module docs).
@@ -362,12 +385,10 @@ impl<const N: usize> PetzStack<N> {
         for x in 0..r {
             sum += (a * self.ln_lambda[x] - shift).exp() * y[x];
         }
-        let ln_q = shift + shift_mu + sum.ln() - self.weight.ln();
-        if !(sum > MIN_SHIFTED_SUM && ln_q.is_finite()) {
-            return None;
-        }
-        if ln_q.abs() > FAR_MIN_LOG {
-            return Some(ln_q / (a - 1.0));
+        match far_form(shift + shift_mu, sum, self.weight, a) {
+            Far::Value(v) => return Some(v),
+            Far::Declined => return None,
+            Far::Near => {}
         }
         // the near form
         let t = a - 1.0;
@@ -387,9 +408,6 @@ impl<const N: usize> PetzStack<N> {
             num += self.col[y] * b[y];
             mag += (self.col[y] * b[y]).abs();
         }
-        let ratio = num / self.weight;
-        let certified = mag <= MAX_CANCELLATION * num.abs()
-            || mag <= MAX_TERMWISE_RATIO * t.abs() * self.log_magnitude;
-        (num.is_finite() && num != 0.0 && certified && ratio > -1.0).then(|| ratio.ln_1p() / t)
+        near_form(num, mag, self.weight, t, self.log_magnitude)
     }
 }

@@ -116,7 +116,7 @@ fn solve_row_major(
                 backend: "difference",
                 reason: format!("unexpected shape: {e}"),
             })?;
-        return difference_values_small(view, backend);
+        return intermediate_values(view, backend);
     }
     #[cfg(feature = "openblas")]
     if backend.values_by_zheevd(n) {
@@ -172,11 +172,14 @@ pub(crate) fn small_values(
 }
 
 /// The eigenvalues (ascending) of the exactly Hermitian `a` (lower triangle read) for the
-/// values-only solves of `ρ − γσ` at `3 ≤ n ≤ 16` with `Backend::Auto`:
-/// [`tridiagonal_values`] (Householder to a real tridiagonal matrix, then the root-free QL
-/// iteration). Other sizes, backends, non-finite entries and a solve that does not converge
-/// take [`small_values`].
-fn difference_values_small(
+/// values-only solves of one evaluation's intermediate matrices — `ρ − γσ` of the hockey-stick and
+/// the trace distance, `D ρ' D` of the sandwiched family at α > 1 — at `3 ≤ n ≤ 16` with
+/// `Backend::Auto`: [`tridiagonal_values`] (Householder to a real tridiagonal matrix, then the
+/// root-free QL iteration; backward stable, the bound both families' accuracy rests on). Other
+/// sizes, backends, non-finite entries and a solve that does not converge take [`small_values`].
+/// (A state's own eigenvalues never come from here: they must not depend on whether its vectors
+/// were asked for.)
+pub(crate) fn intermediate_values(
     a: ndarray::ArrayView2<'_, Complex64>,
     backend: Backend,
 ) -> crate::Result<Array1<f64>> {
@@ -381,6 +384,22 @@ pub(crate) fn tridiagonal_values<const N: usize>(a: &mut [[Complex64; N]; N]) ->
     // ascending (the fixed-size solvers' insertion sort): the sums that follow add in this order
     crate::spectral::small::sort_ascending(&mut d);
     d.iter().all(|x| x.is_finite()).then_some(d)
+}
+
+/// [`intermediate_values`] on a stack array (the small-pair kernel's `D ρ' D`): the eigenvalues
+/// (ascending) of the Hermitian `a` (lower triangle read) by [`tridiagonal_values`] from
+/// `N = 3`, by `eigh_small` below that or where the root-free iteration does not converge.
+pub(crate) fn intermediate_values_fixed<const N: usize>(
+    a: &crate::spectral::small::Mat<N>,
+) -> crate::Result<[f64; N]> {
+    use crate::spectral::small::{eigh_small, TRIDIAGONAL_FROM};
+    if N >= TRIDIAGONAL_FROM {
+        let mut m = *a;
+        if let Some(v) = tridiagonal_values::<N>(&mut m) {
+            return Ok(v);
+        }
+    }
+    Ok(eigh_small::<N>(a, false)?.values)
 }
 
 /// The eigenvalues `(rt1, rt2)`, `|rt1| ≥ |rt2|`, of the real symmetric `[[a, b], [b, c]]` from

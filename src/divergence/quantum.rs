@@ -897,7 +897,7 @@ impl DirectSandwiched {
         let a = Array2::from_shape_fn(self.rho_ss.dim(), |(x, y)| {
             self.rho_ss[[x, y]] * (scale[x] * scale[y])
         });
-        let nu = super::difference::small_values(a.view(), self.backend)?;
+        let nu = super::difference::intermediate_values(a.view(), self.backend)?;
         let kept: Vec<f64> = nu.iter().copied().filter(|&x| x > 0.0).collect();
         let total: f64 = kept.iter().sum();
         if kept.is_empty() || total <= 0.0 {
@@ -989,7 +989,7 @@ impl SandwichedView<'_> {
                     let a = Array2::from_shape_fn((n, n), |(x, y)| {
                         rho[[s[x], s[y]]] * (scale[x] * scale[y])
                     });
-                    backend.eigvalsh(a.view())?
+                    super::difference::intermediate_values(a.view(), backend)?
                 }
             };
             let smax = scale.iter().fold(0.0f64, |m, &x| m.max(x * x));

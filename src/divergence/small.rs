@@ -619,12 +619,14 @@ impl<const N: usize> SmallPair<N> {
         for x in 0..n {
             scale[x] = (0.5 * (gamma * ln_mu[x] - c)).exp();
         }
-        let nu = eigh_small::<N>(&Self::on_support(rho, &s, n, &scale), false)?;
+        let nu = super::difference::intermediate_values_fixed::<N>(&Self::on_support(
+            rho, &s, n, &scale,
+        ))?;
         // rank ρ eigenvalues are genuine (`quantum::top_rank`, supported: floor 0)
         let r = self.rho_rank();
         let mut spec = [(0.0, 0.0); N];
         let (mut len, mut total) = (0, 0.0);
-        for &x in &nu.values[N.saturating_sub(r)..] {
+        for &x in &nu[N.saturating_sub(r)..] {
             if x > 0.0 {
                 spec[len] = (x, x.ln() + c);
                 total += x;

@@ -704,10 +704,11 @@ impl<const N: usize> Reduction<N> {
         let (mr, mi) = (&self.mr, &self.mi);
         let (vr, vi) = (&c.vr, &c.vi);
         let (pr, pi) = (&mut c.pr, &mut c.pi);
+        let lo = trailing_from(k);
         for j in k + 1..N {
             let (a, b) = (vr[j], vi[j]);
             let (rr, ri) = (&mr[j], &mi[j]);
-            for i in 0..N {
+            for i in lo..N {
                 pr[i] += rr[i] * a + ri[i] * b;
                 pi[i] += rr[i] * b - ri[i] * a;
             }
@@ -724,10 +725,11 @@ impl<const N: usize> Reduction<N> {
     fn update(&mut self, k: usize, col: &Column<N>, vectors: bool) {
         let (mr, mi) = (&mut self.mr, &mut self.mi);
         let (vr, vi, wr, wi) = (&col.vr, &col.vi, &col.wr, &col.wi);
+        let lo = trailing_from(k);
         for i in k + 1..N {
             let (a, b, c, dd) = (vr[i], vi[i], wr[i], wi[i]);
             let (rr, ri) = (&mut mr[i], &mut mi[i]);
-            for j in 0..N {
+            for j in lo..N {
                 let (xr, xi) = (a * wr[j] + b * wi[j], b * wr[j] - a * wi[j]);
                 let (yr, yi) = (c * vr[j] + dd * vi[j], dd * vr[j] - c * vi[j]);
                 let (lr, li) = ((rr[j] - xr) - yr, (ri[j] - xi) - yi);
@@ -834,6 +836,15 @@ impl<const N: usize> Reduction<N> {
             }
         }
     }
+}
+
+/// The first column the updates of Householder step `k` touch: `k + 1` (the trailing block's
+/// first column) rounded down to a multiple of four, so that every row segment is whole AVX2
+/// vectors. The entries left of column `k + 1` are never read after step `k` (and `v`, `w` are
+/// zero there), so the result does not depend on where in `0..=k+1` the loops start.
+#[inline(always)]
+fn trailing_from(k: usize) -> usize {
+    (k + 1) & !3
 }
 
 /// One column's Householder data (split real and imaginary parts, entries k+1..N): `v`, `τ`,

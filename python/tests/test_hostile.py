@@ -383,3 +383,12 @@ def test_restarts_are_bounded(restarts):
     # restarts=10**9 reserved 48 GB before the first trial: the interpreter aborted
     with pytest.raises(QrenyiError, match=r"invalid restarts = .*: must lie in 0\.\.=65536 \(\d+ over"):
         verify.run("kl-nonnegative", trials=1, restarts=restarts, threads=1)
+
+
+def test_classical_smooth_outcomes_are_bounded():
+    # 10⁷ outcomes: 10⁷ × 10⁷ diagonal states (α = ∞) or 10⁷ power cones; the interpreter aborted
+    p = np.full(10**7, 1e-7)
+    for alpha in [2.0, math.inf]:
+        with pytest.raises(QrenyiError, match=r"invalid number of outcomes = 10000000: .* at most 4096 "
+                                              r"outcomes \(9995904 over"):
+            smooth.smooth_renyi(p, p, 0.1, alpha)

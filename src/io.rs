@@ -438,39 +438,94 @@ fn two_dimensional<T>(path: &Path, a: ArrayD<T>, what: &str) -> Result<Array2<T>
     })
 }
 
-/// The files this process opened as inputs (device and inode, newest last, at most
-/// [`MAX_NOTED_INPUTS`]): [`replace_atomically`] refuses to replace one of them, so an output named
-/// like an input (`qrenyi divergence --rho x.svg … --plot x.svg`) is an error instead of replacing
-/// the input.
-static INPUTS: std::sync::Mutex<Vec<(u64, u64)>> = std::sync::Mutex::new(Vec::new());
+/// The input files of the commands now running (device and inode): [`replace_atomically`]
+/// refuses to replace one of them, so an output named like an input (`qrenyi divergence --rho
+/// x.svg … --plot x.svg`) is an error instead of replacing the input. Files are noted only while
+/// an [`InputScope`] is open — one CLI command, one Python call — and forgotten when the last open
+/// scope closes, so a long-running process (the Python package running several commands) neither
+/// accumulates entries nor refuses a later command's output named like an earlier command's
+/// input. Scopes open at the same time (calls from several threads) share the set: an output is
+/// never written over a file that a concurrent command is reading.
+struct Inputs {
+    /// Open [`InputScope`]s.
+    open: usize,
+    /// `(device, inode)` of every file read while a scope was open.
+    files: std::collections::BTreeSet<(u64, u64)>,
+}
 
-/// How many input files [`INPUTS`] remembers (a long-running process reading many files keeps
-/// the most recent ones).
-const MAX_NOTED_INPUTS: usize = 1024;
+static INPUTS: std::sync::Mutex<Inputs> = std::sync::Mutex::new(Inputs {
+    open: 0,
+    files: std::collections::BTreeSet::new(),
+});
 
-/// Record the opened input `file` in [`INPUTS`] (Unix; elsewhere nothing is recorded).
+fn inputs() -> std::sync::MutexGuard<'static, Inputs> {
+    INPUTS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// One command's scope for the input registry: while it (or another scope) is open, the files
+/// read by this module's readers are remembered and [`replace_atomically`] refuses to replace
+/// them; when the last open scope is dropped they are forgotten. The CLI opens one per command,
+/// the Python package one per call that reads or writes files; a Rust program that reads inputs
+/// and writes outputs in one operation opens one around it ([`with_input_scope`]). Outside every
+/// scope nothing is remembered.
+#[must_use = "the scope ends when this guard is dropped"]
+pub struct InputScope {
+    _not_send: std::marker::PhantomData<*const ()>,
+}
+
+impl InputScope {
+    /// Open a scope (see [`InputScope`]).
+    pub fn enter() -> Self {
+        inputs().open += 1;
+        InputScope {
+            _not_send: std::marker::PhantomData,
+        }
+    }
+}
+
+impl Drop for InputScope {
+    fn drop(&mut self) {
+        let mut g = inputs();
+        g.open -= 1;
+        if g.open == 0 {
+            g.files = std::collections::BTreeSet::new();
+        }
+    }
+}
+
+/// `f` inside an [`InputScope`].
+pub fn with_input_scope<T>(f: impl FnOnce() -> T) -> T {
+    let _scope = InputScope::enter();
+    f()
+}
+
+/// How many input files the registry holds now (tests).
+#[doc(hidden)]
+pub fn noted_inputs() -> usize {
+    inputs().files.len()
+}
+
+/// Record the opened input `file` while a scope is open (Unix; elsewhere nothing is recorded).
 fn note_input(file: &std::fs::File) {
     #[cfg(unix)]
     if let Ok(m) = file.metadata() {
         use std::os::unix::fs::MetadataExt;
-        let mut v = INPUTS.lock().unwrap_or_else(|p| p.into_inner());
-        if v.len() >= MAX_NOTED_INPUTS {
-            v.remove(0);
+        let mut g = inputs();
+        if g.open > 0 {
+            g.files.insert((m.dev(), m.ino()));
         }
-        v.push((m.dev(), m.ino()));
     }
     #[cfg(not(unix))]
     let _ = file;
 }
 
 /// Whether `path` itself (not a link's target: replacing a link leaves its target alone) is a file
-/// this process read as an input ([`INPUTS`]).
+/// read as an input by a command now running ([`InputScope`]).
 fn is_input(path: &Path) -> bool {
     #[cfg(unix)]
     if let Ok(m) = std::fs::symlink_metadata(path) {
         use std::os::unix::fs::MetadataExt;
-        let v = INPUTS.lock().unwrap_or_else(|p| p.into_inner());
-        return v.contains(&(m.dev(), m.ino()));
+        return inputs().files.contains(&(m.dev(), m.ino()));
     }
     let _ = path;
     false
@@ -634,13 +689,12 @@ pub fn create_new(path: &Path) -> Result<std::fs::File> {
         .map_err(|e| Error::io(path, e))
 }
 
-/// Write `bytes` to a new file `path` ([`create_new`]).
+/// Write `bytes` to a new file `path` atomically ([`create_atomically`]): fails if anything is
+/// already there; an error leaves no file behind, never a truncated one.
 pub fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
-    let mut f = create_new(path)?;
-    f.write_all(bytes)
-        .and_then(|()| f.sync_all())
-        .map_err(|e| Error::io(path, e))
+    create_atomically(path, |tmp| {
+        std::fs::write(tmp, bytes).map_err(|e| Error::io(tmp, e))
+    })
 }
 
 /// A fresh name `dir/<stem><suffix>`, `dir/<stem>-1<suffix>`, `dir/<stem>-2<suffix>`, … that does
@@ -662,7 +716,8 @@ pub fn unique_path(dir: &Path, stem: &str, suffix: &str) -> PathBuf {
 /// Replace (or create) the file `path` atomically: the content is produced by `fill` into a new
 /// temporary file beside it (created exclusively), synced, then renamed over `path`. Readers see
 /// the old file or the complete new one; a symbolic link at `path` is replaced, not followed. A
-/// file this process read as an input (by this module's readers) is never replaced: an error.
+/// file that a command now running read as an input (by this module's readers, inside an
+/// [`InputScope`]) is never replaced: an error.
 pub fn replace_atomically(path: &Path, fill: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
     if is_input(path) {
         return Err(Error::io(
@@ -671,6 +726,47 @@ pub fn replace_atomically(path: &Path, fill: impl FnOnce(&Path) -> Result<()>) -
              differently)",
         ));
     }
+    through_temporary(path, fill, |tmp| {
+        std::fs::rename(tmp, path).map_err(|e| Error::io(path, e))
+    })
+}
+
+/// Create the new file `path` atomically: the content is produced by `fill` into a temporary file
+/// beside it, synced, then linked to `path` (`link(2)`, which fails when anything — a file, a
+/// link, dangling or not — is there: nothing is clobbered, no link followed) and the temporary
+/// name removed. Readers never see a partial file; an error (in `fill`, or `path` taken) leaves no
+/// file behind. On a file system without hard links the content is copied into the file created
+/// exclusively ([`create_new`]) instead (not atomic there).
+pub fn create_atomically(path: &Path, fill: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+    through_temporary(path, fill, |tmp| match std::fs::hard_link(tmp, path) {
+        Ok(()) => {
+            let _ = std::fs::remove_file(tmp);
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(Error::io(path, e)),
+        Err(_) => {
+            let bytes = std::fs::read(tmp).map_err(|e| Error::io(tmp, e))?;
+            let mut f = create_new(path)?;
+            let written = {
+                use std::io::Write;
+                f.write_all(&bytes).and_then(|()| f.sync_all())
+            };
+            let _ = std::fs::remove_file(tmp);
+            written.map_err(|e| {
+                let _ = std::fs::remove_file(path);
+                Error::io(path, e)
+            })
+        }
+    })
+}
+
+/// `fill` a fresh temporary file beside `path`, sync it, then `publish` it; the temporary file is
+/// removed when anything fails.
+fn through_temporary(
+    path: &Path,
+    fill: impl FnOnce(&Path) -> Result<()>,
+    publish: impl FnOnce(&Path) -> Result<()>,
+) -> Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -693,7 +789,7 @@ pub fn replace_atomically(path: &Path, fill: impl FnOnce(&Path) -> Result<()>) -
         std::fs::File::open(&tmp)
             .and_then(|f| f.sync_all())
             .map_err(|e| Error::io(&tmp, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+        publish(&tmp)
     });
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);

@@ -997,3 +997,51 @@ fn an_output_named_like_an_input_is_refused() {
     assert_eq!(code, 0, "{err}");
     assert!(std::fs::read_to_string(&plot).unwrap().contains("<svg"));
 }
+
+/// `audit gaussian-experiment --dim 10¹²` asked for 160 TB of samples and aborted ("memory
+/// allocation … failed", exit 134) instead of one error line (trust22): `dim` is bounded with the
+/// sample size by the kernel module's largest Gram block, saying by how much.
+#[test]
+fn a_huge_experiment_dimension_is_an_error() {
+    let out = temp_path("huge-dim-experiment");
+    assert_error(
+        &[
+            "audit",
+            "gaussian-experiment",
+            "--dim",
+            "1000000000000",
+            "--n",
+            "20",
+            "--runs",
+            "1",
+            "--alpha",
+            "2",
+            "--lambdas",
+            "0.01",
+            "--out",
+            s(&out),
+        ],
+        &[
+            "invalid dim = 1000000000000: at most 13421772 with n = 20",
+            "999986578228 over",
+        ],
+    );
+}
+
+/// `verify --restarts 1000000000` reserved 48 GB and aborted (trust22): bounded, one error line.
+#[test]
+fn huge_restart_counts_are_an_error() {
+    assert_error(
+        &[
+            "verify",
+            "--lemma",
+            "kl-nonnegative",
+            "--trials",
+            "1",
+            "--restarts",
+            "1000000000",
+            "--no-save",
+        ],
+        &["invalid restarts = 1000000000: must lie in 0..=65536 (999934464 over"],
+    );
+}

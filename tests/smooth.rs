@@ -896,3 +896,23 @@ fn certified_infinity_cli() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Classical smooth divergences of 10⁷ outcomes built `10⁷ × 10⁷` diagonal states (`smooth_max`)
+/// or a program of 10⁷ power cones (`smooth_renyi`) and aborted the process (trust22): more than
+/// `MAX_OUTCOMES` outcomes are an error saying by how much, before anything of that size exists.
+#[test]
+fn classical_smooth_outcomes_are_bounded() {
+    let n = 10_000_000;
+    let p = vec![1.0 / n as f64; n];
+    let want = format!(
+        "invalid number of outcomes = 10000000: a classical smooth divergence takes at most 4096 \
+         outcomes ({} over",
+        n - smooth::classical::MAX_OUTCOMES
+    );
+    for e in [
+        smooth::classical::smooth_max(&p, &p, 0.1).unwrap_err(),
+        smooth::classical::smooth_renyi(&p, &p, 2.0, 0.1).unwrap_err(),
+    ] {
+        assert!(e.to_string().contains(&want), "{e}");
+    }
+}

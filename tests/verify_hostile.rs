@@ -120,3 +120,99 @@ fn thread_counts_are_bounded() {
         );
     }
 }
+
+/// A custom sampler's items are bounded by the search's limits (trust22): a state or channel of
+/// dimension above `verify::MAX_DIM`, a distribution longer than `MAX_DISTRIBUTION_LEN`, is an
+/// error saying by how much (every trial would validate, decompose and refine it: a 10⁴ × 10⁴
+/// state held a search for hours); items at the limits still run.
+#[test]
+fn sampled_items_are_bounded_by_the_search_limits() {
+    use ndarray::Array2;
+    use num_complex::Complex64;
+    let state = |d: usize| Item::state_from_generator(Array2::<Complex64>::eye(d));
+    let cases: [(&str, Item, &str); 2] = [
+        (
+            "rho",
+            state(verify::MAX_DIM + 8),
+            "invalid dimension of the state \"rho\" = 40: must be at most 32, the search's limit \
+             for a state (8 over",
+        ),
+        (
+            "p",
+            Item::Distribution(vec![1.0 / 2000.0; 2000]),
+            "invalid length of the distribution \"p\" = 2000: must be at most 1024, the search's \
+             limit for a distribution (976 over",
+        ),
+    ];
+    for (name, item, want) in cases {
+        let s = Custom::new(
+            "too-large",
+            Expected::Theorem,
+            "an item above the limits",
+            move |_, _| Ok(Instance::new().with(name, item.clone())),
+            |_, _| Ok(Margin::new(1.0, 0.0)),
+        );
+        let e = verify::run(&s, &cfg(2), &|_| {}).unwrap_err();
+        assert!(e.to_string().contains(want), "{e}");
+    }
+    let s = Custom::new(
+        "at-the-limits",
+        Expected::Theorem,
+        "items at the limits",
+        move |_, _| {
+            Ok(Instance::new().with("rho", state(verify::MAX_DIM)).with(
+                "p",
+                Item::Distribution(vec![
+                    1.0 / verify::MAX_DISTRIBUTION_LEN as f64;
+                    verify::MAX_DISTRIBUTION_LEN
+                ]),
+            ))
+        },
+        |_, _| Ok(Margin::new(1.0, 0.0)),
+    );
+    let r = verify::run(
+        &s,
+        &Config {
+            restarts: 0,
+            ..cfg(2)
+        },
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!(r.trials, 2);
+}
+
+/// `restarts = 10⁹` reserved 48 GB for the ranked margins before the first trial and aborted the
+/// process (trust22): restarts are bounded by `MAX_RESTARTS` (an error saying by how much), and the
+/// ranking holds no more entries than there are trials.
+#[test]
+fn restarts_are_bounded() {
+    let s = Custom::new(
+        "restarts",
+        Expected::Theorem,
+        "a cheap statement",
+        |_, _| Ok(Instance::new().with_scalar("x", 1.0, 0.0, 2.0, Scale::Linear)),
+        |inst: &Instance, _| Ok(Margin::new(inst.scalar("x")?, 0.0)),
+    );
+    for restarts in [1_000_000_000, usize::MAX] {
+        let e = verify::run(&s, &Config { restarts, ..cfg(1) }, &|_| {}).unwrap_err();
+        let over = restarts - verify::MAX_RESTARTS;
+        assert!(
+            e.to_string()
+                .contains(&format!("must lie in 0..=65536 ({over} over")),
+            "{e}"
+        );
+    }
+    // at the limit, with few trials: runs (the ranking is sized by the trials)
+    let r = verify::run(
+        &s,
+        &Config {
+            restarts: verify::MAX_RESTARTS,
+            steps: Some(1),
+            ..cfg(3)
+        },
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!(r.trials, 3);
+}

@@ -81,7 +81,7 @@ fn reject_masked(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<()> {
 }
 
 /// `numpy.asarray(obj, dtype)` for `dtype` "complex128" or "float64", with numpy's own error
-/// turned into a `QrenyiError` naming `what`.
+/// turned into a `QrenyiError` naming `what`. Only for objects [`numeric_array`] has checked.
 fn asarray<'py>(what: &str, obj: &Bound<'py, PyAny>, dtype: &str) -> PyResult<Bound<'py, PyAny>> {
     static ASARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let py = obj.py();
@@ -90,6 +90,127 @@ fn asarray<'py>(what: &str, obj: &Bound<'py, PyAny>, dtype: &str) -> PyResult<Bo
     kwargs.set_item("dtype", dtype)?;
     f.call((obj,), Some(&kwargs))
         .map_err(|e| parse_error(what, format!("not a numeric array: {}", e.value(py))))
+}
+
+/// The one converter of array-likes to numbers (matrices, stacks, samples, parameter sequences,
+/// statement items): `obj` as a numpy array of `dtype` ("complex128" or "float64"), refusing what
+/// numpy would otherwise turn into numbers without a word — arrays of strings or bytes (numpy
+/// parses `"0.5"`), of booleans (`True` read as 1), of dates or records, object arrays and nested
+/// lists holding any of these or `None` (read as NaN), and complex values where `dtype` is real
+/// (numpy drops the imaginary part with only a warning). The error names the dtype (or the
+/// offending entry and its position). Numeric numpy arrays are checked by their dtype alone;
+/// lists and tuples entry by entry (as an object array: a `bool` among `int`s would otherwise be
+/// cast silently); other array-likes (`__array__`) by the dtype numpy gives them.
+fn numeric_array<'py>(
+    what: &str,
+    obj: &Bound<'py, PyAny>,
+    dtype: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    static ASARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let py = obj.py();
+    let complex = dtype == "complex128";
+    let arr = if obj.cast::<numpy::PyUntypedArray>().is_ok() {
+        obj.clone()
+    } else {
+        let f = numpy_attr(py, &ASARRAY, "asarray")?;
+        let listed = obj.is_instance_of::<pyo3::types::PyList>()
+            || obj.is_instance_of::<pyo3::types::PyTuple>();
+        let made = if listed {
+            let kwargs = pyo3::types::PyDict::new(py);
+            kwargs.set_item("dtype", "object")?;
+            f.call((obj,), Some(&kwargs))
+        } else {
+            f.call1((obj,))
+        };
+        made.map_err(|e| {
+            if is_interrupt(py, &e) {
+                return e;
+            }
+            parse_error(what, format!("not a numeric array: {}", e.value(py)))
+        })?
+    };
+    let a = arr
+        .cast::<numpy::PyUntypedArray>()
+        .map_err(|_| parse_error(what, "numpy.asarray did not return an array"))?;
+    let descr = a.dtype();
+    match descr.kind() as char {
+        'f' | 'i' | 'u' => {}
+        'c' if complex => {}
+        'O' => check_objects(what, a, complex)?,
+        kind => {
+            let dtype_name = descr
+                .str()
+                .map(|s| s.to_string())
+                .unwrap_or_else(|_| "?".into());
+            let what_kind = match kind {
+                'b' => "booleans are not numbers (use .astype(float) to mean 0 and 1)",
+                'U' | 'S' => "strings are not numbers (convert them first, e.g. .astype(float))",
+                'c' => "complex numbers where real numbers are expected (the imaginary parts would be dropped)",
+                'M' | 'm' => "dates and times are not numbers",
+                _ => "not numbers",
+            };
+            return Err(parse_error(
+                what,
+                format!("not a numeric array: an array of dtype {dtype_name}: {what_kind}"),
+            ));
+        }
+    }
+    asarray(what, &arr, dtype)
+}
+
+/// Every entry of the object array `a` a number (not a `bool`, string, bytes or `None`; complex
+/// only when `complex`); nested sequences (a ragged list) are left to numpy's cast, which refuses
+/// them.
+fn check_objects(what: &str, a: &Bound<'_, numpy::PyUntypedArray>, complex: bool) -> PyResult<()> {
+    use pyo3::types::{PyBool, PyBytes, PyComplex};
+    let a = a
+        .cast::<PyArrayDyn<Py<PyAny>>>()
+        .map_err(|_| parse_error(what, "an object array numpy cannot view"))?;
+    let py = a.py();
+    // SAFETY: read with the GIL held, without calling back into Python while the view lives
+    // except for `repr`/`isinstance` of single entries (which cannot resize this array: it is
+    // ours, or the caller's and only read)
+    let view = unsafe { a.as_array() };
+    for (index, x) in view.indexed_iter() {
+        let x = x.bind(py);
+        if x.is_exact_instance_of::<PyFloat>() || x.is_exact_instance_of::<PyInt>() {
+            continue;
+        }
+        let bad = if x.is_none() {
+            Some("None is not a number")
+        } else if x.is_instance_of::<PyBool>() {
+            Some("booleans are not numbers")
+        } else if x.is_instance_of::<PyString>() || x.is_instance_of::<PyBytes>() {
+            Some("strings are not numbers")
+        } else if !complex && x.is_instance_of::<PyComplex>() {
+            Some("a complex number where real numbers are expected")
+        } else {
+            match numpy_kind(x) {
+                Some(('b', _)) => Some("booleans are not numbers"),
+                Some(('U' | 'S', _)) => Some("strings are not numbers"),
+                Some(('c', _)) if !complex => {
+                    Some("a complex number where real numbers are expected")
+                }
+                Some(('M' | 'm' | 'V', _)) => Some("not a number"),
+                _ => None,
+            }
+        };
+        if let Some(why) = bad {
+            let at: Vec<String> = ndarray::Dimension::slice(&index)
+                .iter()
+                .map(|i| i.to_string())
+                .collect();
+            return Err(parse_error(
+                what,
+                format!(
+                    "not a numeric array: entry [{}] is {}: {why}",
+                    at.join(", "),
+                    describe(x)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn shape_str(shape: &[usize]) -> String {
@@ -136,7 +257,7 @@ fn complex_array<'py>(what: &str, obj: &Bound<'py, PyAny>) -> PyResult<Array2OrS
     } else {
         obj.clone()
     };
-    let a = asarray(what, &obj, "complex128")?;
+    let a = numeric_array(what, &obj, "complex128")?;
     let a = a
         .cast_into::<PyArrayDyn<Complex64>>()
         .map_err(|_| parse_error(what, "numpy.asarray did not return a complex128 array"))?;
@@ -174,6 +295,16 @@ fn split<T>(
             if a.shape()[0] == 0 {
                 return Err(crate::to_py(qrenyi::Error::Empty(format!(
                     "{what}: a stack of 0 matrices"
+                ))));
+            }
+            if a.shape()[1] == 0 || a.shape()[2] == 0 {
+                // refused before anything per pair is allocated (a broadcast view may declare
+                // 10⁹ matrices of 0 × 0: no bytes to copy, but a result of 8 GB)
+                return Err(crate::to_py(qrenyi::Error::Empty(format!(
+                    "{what}: a stack of {} matrices of shape {}×{}",
+                    a.shape()[0],
+                    a.shape()[1],
+                    a.shape()[2]
                 ))));
             }
             // one allocation and one pass for the whole stack (not one array per matrix)
@@ -238,6 +369,41 @@ pub fn real_matrix(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<Array2<f64>> 
     })
 }
 
+/// The shape `obj` has as an array (a numpy array's own, else `numpy.asarray(obj)`'s), read
+/// before anything is converted or copied (callers bound sizes with it).
+pub fn array_shape(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    static ASARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    if let Ok(a) = obj.cast::<numpy::PyUntypedArray>() {
+        return Ok(a.shape().to_vec());
+    }
+    let py = obj.py();
+    let a = numpy_attr(py, &ASARRAY, "asarray")?
+        .call1((obj,))
+        .map_err(|e| {
+            if is_interrupt(py, &e) {
+                return e;
+            }
+            parse_error(what, format!("not a numeric array: {}", e.value(py)))
+        })?;
+    let a = a
+        .cast::<numpy::PyUntypedArray>()
+        .map_err(|_| parse_error(what, "numpy.asarray did not return an array"))?;
+    Ok(a.shape().to_vec())
+}
+
+/// A 1-D vector of real numbers (a statement's probability vector), by the rules of
+/// [`numeric_array`].
+pub fn real_vector(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
+    reject_masked(what, obj)?;
+    with_float64(what, obj, |v| match v.ndim() {
+        1 => Ok(v.iter().copied().collect()),
+        _ => Err(parse_error(
+            what,
+            format!("expected a 1-D array, got shape {}", shape_str(v.shape())),
+        )),
+    })
+}
+
 /// `f` on `obj` as a float64 array (`numpy.asarray(obj, float64)` unless it is one already), read
 /// only, after [`check_alloc`] (a copy the machine cannot allocate is refused before `f` copies).
 fn with_float64<R>(
@@ -248,7 +414,7 @@ fn with_float64<R>(
     let a = if let Ok(a) = obj.cast::<PyArrayDyn<f64>>() {
         a.clone()
     } else {
-        asarray(what, obj, "float64")?
+        numeric_array(what, obj, "float64")?
             .cast_into::<PyArrayDyn<f64>>()
             .map_err(|_| parse_error(what, "numpy.asarray did not return a float64 array"))?
     };

@@ -581,7 +581,9 @@ fn divergence<'py>(
     let rho = convert::operand("rho", rho)?;
     let sigma = convert::operand("sigma", sigma)?;
     let pairs = rho.stack_len().max(sigma.stack_len());
-    convert::check_alloc("result", &[pairs, ps.len()], 8, "float64")?;
+    // one value per pair and parameter, and one per pair without a parameter (`umegaki` of a
+    // stack: `ps` is empty, the result still has `pairs` values)
+    convert::check_alloc("result", &[pairs, ps.len().max(1)], 8, "float64")?;
     let release = rho.releases_gil() || sigma.releases_gil() || ps.len() > GIL_HELD_UP_TO;
     // one pair of mid size (GIL_HELD_UP_TO < d < PARALLEL_BELOW): BLAS and faer on one thread
     // (the batch's thread policy for these sizes: a second BLAS thread gains nothing here, and its

@@ -346,7 +346,9 @@ fn gaussian_experiment<'py>(
         })
     })??;
     let files = match &out {
-        Some(dir) => py.detach(|| guard(|| experiment::write_outputs(&result, dir, base)))?,
+        Some(dir) => py.detach(|| {
+            guard(|| qrenyi::io::with_input_scope(|| experiment::write_outputs(&result, dir, base)))
+        })?,
         None => Vec::new(),
     };
     let scenarios = &result.config.scenarios;

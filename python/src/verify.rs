@@ -179,10 +179,34 @@ fn item_from_py(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Item> {
         return Ok(Item::scalar(x, x, x, Scale::Linear));
     }
     if let Ok(t) = v.cast::<PyTuple>() {
-        let (x, lo, hi): (f64, f64, f64) = t.extract().map_err(|_| {
-            parse_error(name, "a tuple item must be (value, lo, hi): a scalar the search may move within [lo, hi]")
-        })?;
-        let (x, lo, hi) = (finite(x)?, finite(lo)?, finite(hi)?);
+        let shape = || {
+            parse_error(
+                name,
+                format!(
+                    "a tuple item must be (value, lo, hi): a scalar the search may move within \
+                     [lo, hi]; got {}",
+                    convert::describe(v)
+                ),
+            )
+        };
+        if t.len() != 3 {
+            return Err(shape());
+        }
+        // each a real number by the rules of every other numeric argument (`True` is refused)
+        let num = |k: usize| -> PyResult<f64> {
+            let x = t.get_item(k)?;
+            convert::real(&x).map_err(|e| {
+                parse_error(
+                    name,
+                    format!(
+                        "{} of the tuple: {}",
+                        ["value", "lo", "hi"][k],
+                        e.value(v.py())
+                    ),
+                )
+            })
+        };
+        let (x, lo, hi) = (finite(num(0)?)?, finite(num(1)?)?, finite(num(2)?)?);
         if !(lo <= x && x <= hi) {
             return Err(to_py(Error::invalid(
                 name,
@@ -192,11 +216,28 @@ fn item_from_py(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Item> {
         }
         return Ok(Item::scalar(x, lo, hi, Scale::Linear));
     }
-    let arr = v.py().import("numpy")?.getattr("asarray")?.call1((v,))?;
-    let ndim: usize = arr.getattr("ndim")?.extract()?;
-    match ndim {
+    if v.is_instance_of::<pyo3::types::PyBool>() || v.is_none() {
+        return Err(parse_error(
+            name,
+            format!(
+                "an item is a number, a (value, lo, hi) tuple, a probability vector or a density \
+                 matrix; got {}",
+                convert::describe(v)
+            ),
+        ));
+    }
+    let arr = convert::array_shape(name, v)?;
+    match arr.len() {
+        // a numpy scalar or 0-d array: a number, by the rules of [`convert::real`]
+        0 => {
+            let x = finite(convert::real(v).map_err(|e| parse_error(name, e.value(v.py()).to_string()))?)?;
+            Ok(Item::scalar(x, x, x, Scale::Linear))
+        }
         1 => {
-            let p: Vec<f64> = arr.call_method1("astype", ("float64",))?.call_method0("tolist")?.extract()?;
+            // bounded before the copy (a sampler may return anything)
+            verify::check_item_size(name, "distribution", arr[0], verify::MAX_DISTRIBUTION_LEN)
+                .map_err(to_py)?;
+            let p = convert::real_vector(name, v)?;
             let total: f64 = p.iter().sum();
             if p.iter().any(|x| x.is_nan() || *x < 0.0) || total.is_nan() || (total - 1.0).abs() > 1e-9 {
                 return Err(parse_error(name, "a 1-D item is a probability vector (nonnegative, summing to 1)"));
@@ -204,7 +245,10 @@ fn item_from_py(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Item> {
             Ok(Item::Distribution(p))
         }
         2 => {
-            let m = convert::matrix(name, &arr)?;
+            // bounded before the copy, the validation and the decomposition
+            verify::check_item_size(name, "state", arr[0].max(arr[1]), verify::MAX_DIM)
+                .map_err(to_py)?;
+            let m = convert::matrix(name, v)?;
             let rho = DensityMatrix::with_options(m, Tolerance::default(), Backend::default())
                 .map_err(|e| to_py(Error::Parse { what: name.into(), reason: e.to_string() }))?;
             Item::state_from_matrix(&rho).map_err(to_py)
@@ -286,20 +330,38 @@ impl Statement for Borrowed<'_> {
                     d.set_item(name, item_to_py(py, instance, name, item, backend)?)?;
                 }
                 let r = self.0.margin.bind(py).call1((d,))?;
-                if let Ok((v, e)) = r.extract::<(f64, f64)>() {
-                    return Ok(Margin::new(v, e));
-                }
-                let v: f64 = r.extract().map_err(|_| {
-                    parse_error(
-                        "margin",
-                        "the margin function must return a float or (value, error)",
-                    )
-                })?;
-                Ok(Margin::new(v, 0.0))
+                margin_from_py(&r)
             });
             out.map_err(|e| self.fail(py, e))
         })
     }
+}
+
+/// A margin function's result: a real number or a pair `(value, error)` of real numbers, each by
+/// the rules of every numeric argument ([`convert::real`]: `True`, strings, complex numbers and
+/// arrays are refused, never read as 1.0 or parsed).
+fn margin_from_py(r: &Bound<'_, PyAny>) -> PyResult<Margin> {
+    let bad = |why: String| {
+        parse_error(
+            "margin",
+            format!(
+                "the margin function must return a real number or (value, error), got {}{why}",
+                convert::describe(r)
+            ),
+        )
+    };
+    if let Ok(t) = r.cast::<PyTuple>() {
+        if t.len() != 2 {
+            return Err(bad(String::new()));
+        }
+        let num = |k: usize| -> PyResult<f64> {
+            convert::real(&t.get_item(k)?).map_err(|e| bad(format!(": {}", e.value(r.py()))))
+        };
+        return Ok(Margin::new(num(0)?, num(1)?));
+    }
+    convert::real(r)
+        .map(|v| Margin::new(v, 0.0))
+        .map_err(|e| bad(format!(": {}", e.value(r.py()))))
 }
 
 /// What to run: built-in names or Python statements.
@@ -409,7 +471,9 @@ fn verify_run(
             }
         };
         if let Some(dir) = &save_dir {
-            py.detach(|| guard(|| verify::save_counterexample(&mut r, dir)))?;
+            py.detach(|| {
+                guard(|| qrenyi::io::with_input_scope(|| verify::save_counterexample(&mut r, dir)))
+            })?;
         }
         reports.push(r);
     }
@@ -458,7 +522,7 @@ mod python_thread {
 /// `verify --replay FILE --json`.
 #[pyfunction]
 fn verify_replay(py: Python<'_>, path: PathBuf) -> PyResult<String> {
-    let r = py.detach(|| guard(|| verify::replay(&path)))?;
+    let r = py.detach(|| guard(|| qrenyi::io::with_input_scope(|| verify::replay(&path))))?;
     let num = qrenyi::io::json_number;
     Ok(serde_json::json!({
         "lemma": r.lemma,

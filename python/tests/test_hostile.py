@@ -236,3 +236,159 @@ def test_messages_say_by_how_much():
         qrenyi.validate(np.diag([0.5 + 1e-6, 0.5]))
     with pytest.raises(QrenyiError, match=r"^invalid epsilon = 1e300: must lie in \(0, 1\)$"):
         smooth.dmax(RHO, SIGMA, 1e300)
+
+
+# --- trust22 -------------------------------------------------------------------------------------
+
+NON_NUMERIC_MATRICES = [
+    (np.array([["0.5", "0"], ["0", "0.5"]]), r"dtype <U3: strings"),
+    (np.array([[b"0.5", b"0"], [b"0", b"0.5"]]), r"dtype \|S3: strings"),
+    (np.array([["0.5", "0"], ["0", "0.5"]], dtype=object), r"entry \[0, 0\] is '0.5'.*strings"),
+    (np.array([[True, False], [False, False]]), r"dtype bool: booleans"),
+    ([[True, False], [False, False]], r"entry \[0, 0\] is True.*booleans"),
+    ([[1, 0], [0, True]], r"entry \[1, 1\] is True.*booleans"),
+    ([[0.5, None], [None, 0.5]], r"entry \[0, 1\] is None"),
+    ([["0.5", 0], [0, 0.5]], r"entry \[0, 0\] is '0.5'.*strings"),
+    ([[np.bool_(True), 0], [0, 0]], r"entry \[0, 0\] is .*booleans"),
+    (np.array([["2020-01-01"] * 2] * 2, dtype="datetime64[D]"), r"dtype datetime64\[D\]: dates"),
+]
+
+
+@pytest.mark.parametrize("bad,msg", NON_NUMERIC_MATRICES, ids=lambda x: str(x)[:30])
+def test_non_numeric_arrays_are_refused_naming_the_dtype(bad, msg):
+    # numpy parsed "0.5" as 0.5 and True as 1: a string/bool matrix was a valid state
+    for call in [lambda: qrenyi.divergence(bad, SIGMA, "umegaki"),
+                 lambda: qrenyi.divergence(SIGMA, bad, "trace-distance"),
+                 lambda: qrenyi.validate(bad),
+                 lambda: qrenyi.Pair(bad, SIGMA)]:
+        with pytest.raises(QrenyiError, match="not a numeric array: .*" + msg):
+            call()
+    stack = np.stack([np.asarray(bad, dtype=object)] * 3) if isinstance(bad, list) else np.stack([bad] * 3)
+    with pytest.raises(QrenyiError, match="not a numeric array"):
+        qrenyi.divergence(stack, SIGMA, "petz", 2.0)
+
+
+@pytest.mark.parametrize("bad", [np.array(["0.5", "2"]), np.array(["2"], dtype=object), ["2", 3.0],
+                                 [True, 2.0], [2.0, None], np.array([b"2"])], ids=repr)
+def test_non_numeric_parameter_sequences_are_refused(bad):
+    with pytest.raises(QrenyiError, match="not a numeric array|expected real numbers|string"):
+        qrenyi.divergence(RHO, SIGMA, "petz", bad)
+    with pytest.raises(QrenyiError, match="not a numeric array|expected real numbers|string"):
+        qrenyi.Pair(RHO, SIGMA).curve("petz", bad)
+
+
+def test_non_numeric_samples_are_refused():
+    for bad in [X.astype(str), X > 0, X.astype(object).astype(str).astype(object), X + 1j]:
+        with pytest.raises(QrenyiError, match=r"cannot parse x: not a numeric array: .*"
+                                              r"(dtype|entry)"):
+            kernel.divergence(bad, X, 2.0, 0.1)
+
+
+def test_numbers_of_every_kind_still_make_matrices():
+    want = qrenyi.divergence(RHO, SIGMA, "umegaki")
+    for ok in [RHO.tolist(), RHO.astype(np.float32), RHO.astype(object), np.asfortranarray(RHO),
+               RHO.T.copy().T, [[Fraction(7, 10), 0], [0, Fraction(3, 10)]], (RHO[0], RHO[1]),
+               [[0.7 + 0j, 0], [0, 0.3]], RHO.astype(np.longdouble)]:
+        assert qrenyi.divergence(ok, SIGMA, "umegaki") == pytest.approx(want, rel=1e-6)
+    assert kernel.divergence(X.tolist(), X.astype(np.float32), 2.0, 0.1) is not None
+
+
+@pytest.mark.parametrize("margin", [lambda inst: True, lambda inst: (True, 0.0),
+                                    lambda inst: (1.0, False), lambda inst: "1.0",
+                                    lambda inst: np.bool_(True), lambda inst: 1 + 0j,
+                                    lambda inst: (1.0, 2.0, 3.0), lambda inst: [1.0]],
+                         ids=["True", "(True, 0)", "(1, False)", "str", "np.bool_", "complex",
+                              "triple", "list"])
+def test_margins_must_be_real_numbers(margin):
+    # `True` was read as the margin 1.0 (the statement "held")
+    s = verify.statement("s-bool-margin", lambda seed, d: {"x": 1.0}, margin, trials=3)
+    with pytest.raises(QrenyiError, match="margin function must return a real number"):
+        verify.run(s, restarts=0, threads=1)
+
+
+@pytest.mark.parametrize("item", [(True, 0.0, 2.0), (1.0, False, 2.0), ("1", 0.0, 2.0),
+                                  np.array([True, False]), np.array(["0.5", "0.5"]),
+                                  np.array([[True, False], [False, False]]), None, np.bool_(True)],
+                         ids=repr)
+def test_statement_items_refuse_booleans_and_strings(item):
+    with pytest.raises(QrenyiError) as e:
+        verify.run(_statement(lambda seed, d: {"x": item}), restarts=0, threads=1)
+    assert "internal error" not in str(e.value)
+
+
+def test_statement_numpy_number_items_still_run():
+    [r] = verify.run(_statement(lambda seed, d: {"x": np.int64(2), "y": np.array(0.5),
+                                                 "p": np.array([0.25, 0.75]),
+                                                 "rho": RHO.tolist()}),
+                     restarts=1, threads=1)
+    assert r["status"] == "holds"
+
+
+@pytest.mark.parametrize("item,msg", [
+    (np.eye(33) / 33, r"dimension of the state \"x\" = 33: must be at most 32.*\(1 over"),
+    (np.broadcast_to(np.eye(1), (5000, 5000)), r"= 5000: must be at most 32.*\(4968 over"),
+    (np.full(1025, 1 / 1025), r"length of the distribution \"x\" = 1025: must be at most 1024.*\(1 over"),
+])
+def test_statement_items_are_bounded_by_the_search_limits(item, msg):
+    # a sampler returning a 5000 × 5000 state held the search for minutes per trial
+    with pytest.raises(QrenyiError, match=msg):
+        verify.run(_statement(lambda seed, d: {"x": item}), restarts=0, threads=1)
+
+
+def test_largest_statement_items_still_run():
+    [r] = verify.run(_statement(lambda seed, d: {"x": np.eye(32) / 32, "p": np.full(1024, 1 / 1024)}),
+                     trials=2, restarts=0, threads=1)
+    assert r["status"] == "holds"
+
+
+def test_an_input_of_an_earlier_call_may_be_a_later_output(tmp_path):
+    # the registry of inputs was process-wide: a file that one call read (here a replayed
+    # counterexample copied to out/runs.csv) could never be an output of a later call
+    [r] = verify.run("petz-below-sandwiched", trials=60, seed=1, max_dim=3, save_dir=tmp_path)
+    saved = r["counterexample"]["file"]
+    out = tmp_path / "out"
+    out.mkdir()
+    import shutil
+    for f in tmp_path.iterdir():
+        if f.is_file():
+            shutil.copy(f, out / f.name)
+    shutil.copy(saved, out / "runs.csv")
+    assert verify.replay(out / "runs.csv")["violation"] is True
+    kernel.gaussian_experiment(dim=2, n=[20], runs=1, alpha=[2], lambdas=[0.01], out=out)
+    assert not (out / "runs.csv").read_text().startswith("{")
+    # no temporary files left beside the outputs
+    assert not [f for f in out.iterdir() if f.name.startswith(".tmp-")]
+
+
+def test_huge_experiment_dimensions_are_refused_before_allocating():
+    # dim=10**12 asked for 160 TB of samples: the interpreter aborted
+    with pytest.raises(QrenyiError, match=r"invalid dim = 1000000000000: at most 13421772 with n = 20"
+                                          r".*999986578228 over"):
+        kernel.gaussian_experiment(dim=10**12, n=[20], runs=1, alpha=[2], lambdas=[0.01])
+
+
+def test_stacks_of_empty_matrices_are_refused_before_allocating():
+    # 10⁹ matrices of 0 × 0: no bytes to copy, but the result (8 GB) aborted the interpreter
+    empty = np.broadcast_to(np.zeros((1, 0, 0)), (10**9, 0, 0))
+    for call in [lambda: qrenyi.divergence(empty, SIGMA, "umegaki"),
+                 lambda: qrenyi.divergence(empty, empty, "umegaki"),
+                 lambda: qrenyi.divergence(RHO, np.zeros((3, 2, 0)), "petz", 2.0)]:
+        with pytest.raises(QrenyiError, match=r"empty input: (rho|sigma): a stack of \d+ matrices "
+                                              r"of shape"):
+            call()
+
+
+@pytest.mark.parametrize("restarts", [10**9, 2**64 - 1])
+def test_restarts_are_bounded(restarts):
+    # restarts=10**9 reserved 48 GB before the first trial: the interpreter aborted
+    with pytest.raises(QrenyiError, match=r"invalid restarts = .*: must lie in 0\.\.=65536 \(\d+ over"):
+        verify.run("kl-nonnegative", trials=1, restarts=restarts, threads=1)
+
+
+def test_classical_smooth_outcomes_are_bounded():
+    # 10⁷ outcomes: 10⁷ × 10⁷ diagonal states (α = ∞) or 10⁷ power cones; the interpreter aborted
+    p = np.full(10**7, 1e-7)
+    for alpha in [2.0, math.inf]:
+        with pytest.raises(QrenyiError, match=r"invalid number of outcomes = 10000000: .* at most 4096 "
+                                              r"outcomes \(9995904 over"):
+            smooth.smooth_renyi(p, p, 0.1, alpha)

@@ -140,6 +140,8 @@ pub fn run() -> i32 {
         Err(code) => return code,
     };
     QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
+    // the command's inputs are protected from its outputs for as long as it runs
+    let _inputs = qrenyi::io::InputScope::enter();
     let result = match &cli.command {
         Command::Divergence(a) => divergence::run(a),
         Command::Convert(a) => convert::run(a),

@@ -764,15 +764,25 @@ fn beside_claimable_checks(
     });
     {
         let shared = Arc::clone(&shared);
-        // the inputs shared, not copied: the checks copy them on the pool thread
-        let (r, s) = (Arc::clone(rho), Arc::clone(sigma));
+        // the inputs shared, not copied (the checks copy them on the pool thread), and only
+        // weakly: a task that a pool thread pops after the caller claimed the checks and returned
+        // must not keep the inputs' memory alive (the caller's `Arc`s are the only strong ones)
+        let (r, s) = (Arc::downgrade(rho), Arc::downgrade(sigma));
         rayon::spawn(move || {
             if shared.claimed.swap(true, Ordering::AcqRel) {
                 return;
             }
+            // claimed first: the caller waits for this task's result, holding both inputs —
+            // unless it unwound from a panic before claiming, and then nobody waits
+            let (Some(r), Some(s)) = (r.upgrade(), s.upgrade()) else {
+                return;
+            };
             let c = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 check_both(&r, &s, tol, backend)
             }));
+            // released before the result is published: once the caller has it, its `Arc`s are
+            // the inputs' only owners
+            drop((r, s));
             shared
                 .abort
                 .store(!matches!(c, Ok(Ok(()))), Ordering::Relaxed);
@@ -1019,6 +1029,63 @@ mod tests {
                     );
                     assert_eq!(got.is_ok(), c == 0, "d = {d}, case {c}: {got:?}");
                 }
+            }
+        }
+    }
+
+    /// The detached checks task keeps no strong reference to the inputs once the call has
+    /// returned: with the caller the only worker of a one-thread pool, the task is still queued
+    /// when [`beside_claimable_checks`] returns (the caller claimed and ran the checks), and the
+    /// caller's `Arc`s must be the inputs' only owners then — before, the queued task held
+    /// strong copies until a pool thread popped it, so the inputs outlived the call. The values
+    /// and errors are the sequential calls' (accepted, ρ rejected, σ rejected).
+    #[test]
+    fn claimable_checks_release_the_inputs_when_the_call_returns() {
+        let _serial = crate::spectral::test_thread_counts_lock();
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let gammas = [std::f64::consts::E, 0.5];
+        let d = OVERLAP_FROM;
+        let (rho, sigma) = (hs(d, 70), hs(d, 71));
+        let mut not_psd = sigma.clone();
+        not_psd[[0, 0]] -= 0.5;
+        not_psd[[1, 1]] += 0.5;
+        for (c, (a, b)) in [
+            (rho.clone(), sigma.clone()),
+            (not_psd.clone(), sigma.clone()),
+            (rho.clone(), not_psd.clone()),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for what in [Difference::HockeyStick(&gammas), Difference::TraceDistance] {
+                let want = with_schedule(&a, &b, what, Schedule::Sequential);
+                let (r, s) = (Arc::new(a.clone()), Arc::new(b.clone()));
+                let got = one.install(|| {
+                    let got = crate::spectral::with_single_blas_thread(|| {
+                        beside_claimable_checks(&r, &s, what, Tolerance::default(), Backend::Auto)
+                    });
+                    // still inside the pool: its only thread has not popped the task yet
+                    assert_eq!(
+                        (Arc::strong_count(&r), Arc::strong_count(&s)),
+                        (1, 1),
+                        "case {c}, {what:?}: the queued task still owns the inputs"
+                    );
+                    got
+                });
+                let got = match got {
+                    Ok(Some(v)) => v.map_err(|e| (None, e)),
+                    Ok(None) => panic!("case {c}: finite differences"),
+                    Err(e) => Err(e),
+                };
+                assert_eq!(
+                    format!("{got:?}"),
+                    format!("{want:?}"),
+                    "case {c}, {what:?}"
+                );
+                assert_eq!(got.is_ok(), c == 0, "case {c}: {got:?}");
             }
         }
     }

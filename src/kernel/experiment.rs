@@ -136,6 +136,22 @@ impl ExperimentConfig {
                 ),
             ));
         }
+        // each run draws two n × dim samples: bounded as a Gram block is (a dimension of 10¹²
+        // asked for 160 TB and aborted the process)
+        let n_max = self.ns.iter().copied().max().unwrap_or(0);
+        let limit = super::gram::MAX_GRAM_ENTRIES / n_max.max(1);
+        if self.dim > limit {
+            return Err(Error::invalid(
+                "dim",
+                self.dim as f64,
+                format!(
+                    "at most {limit} with n = {n_max}: each run draws two n × dim samples, at most \
+                     {} entries each (the kernel module's largest Gram block; {} over)",
+                    super::gram::MAX_GRAM_ENTRIES,
+                    self.dim - limit
+                ),
+            ));
+        }
         if self.alphas.is_empty() || self.lambdas.is_empty() || self.scenarios.is_empty() {
             return Err(Error::Empty("experiment grid (α, λ or scenarios)".into()));
         }

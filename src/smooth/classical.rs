@@ -14,6 +14,28 @@ use crate::divergence::classical::{check_probability, renyi};
 use crate::state::DensityMatrix;
 use crate::{Error, Result};
 
+/// Most outcomes a classical smooth divergence takes: [`smooth_max`] solves the trace-ball problem
+/// of the `n × n` diagonal states (two complex matrices of `16 n²` bytes, eigensolves of `O(n³)`),
+/// [`smooth_renyi`] a conic program with one power cone per outcome. 4096 outcomes are 256 MiB per
+/// matrix; `n = 10⁷` asked for petabytes and aborted the process.
+pub const MAX_OUTCOMES: usize = 1 << 12;
+
+/// [`MAX_OUTCOMES`], checked before anything of size `n` is built.
+fn check_outcomes(n: usize) -> Result<()> {
+    if n <= MAX_OUTCOMES {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        "number of outcomes",
+        n as f64,
+        format!(
+            "a classical smooth divergence takes at most {MAX_OUTCOMES} outcomes ({} over; it \
+             solves a problem on n × n matrices or n power cones)",
+            n - MAX_OUTCOMES
+        ),
+    ))
+}
+
 /// Seed 000 Definition 12 for α > 1 and δ ∈ [0, 1), as a certified bracket (natural log).
 ///
 /// Upper end: the solver's `P'` clipped to `≥ 0`, renormalised and mixed towards `P` until
@@ -25,8 +47,9 @@ use crate::{Error, Result};
 /// (with a rounding margin; exact otherwise, docs/smooth.md, "Certified +∞").
 ///
 /// Errors: [`Error::AlphaOutOfRange`] (α ≤ 1 or not finite: the program is not convex for α < 1),
-/// [`Error::InvalidParameter`] (δ), probability-vector errors, [`Error::SmoothNotCertified`].
+/// [`Error::InvalidParameter`] (δ; more than [`MAX_OUTCOMES`] outcomes), probability-vector errors, [`Error::SmoothNotCertified`].
 pub fn smooth_renyi(p: &[f64], q: &[f64], alpha: f64, delta: f64) -> Result<Bracket> {
+    check_outcomes(p.len().max(q.len()))?;
     check_probability(p)?;
     check_probability(q)?;
     if p.len() != q.len() {
@@ -164,6 +187,7 @@ fn dual_value(p: &[f64], q: &[f64], alpha: f64, delta: f64, lam: f64, kappa: f64
 /// Seed 000 Definition 11: `D_∞^δ(P‖Q) = max_{S : P(S) > δ} ln((P(S) − δ)/Q(S))`, δ ∈ (0, 1), as the
 /// trace-ball smooth max-divergence of `diag(P)` and `diag(Q)` (Q must have full support).
 pub fn smooth_max(p: &[f64], q: &[f64], delta: f64) -> Result<Bracket> {
+    check_outcomes(p.len().max(q.len()))?;
     let rho = DensityMatrix::diagonal(p)?;
     let sigma = DensityMatrix::diagonal(q)?;
     super::max_divergence(&rho, &sigma, delta, Ball::Trace)

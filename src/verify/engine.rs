@@ -17,6 +17,12 @@ use std::time::Instant;
 /// `d = 32` needs ~16 MB per instance and `d = 1000` would need terabytes.
 pub const MAX_DIM: usize = 32;
 
+/// Most refinement restarts a search accepts ([`Config::validate`]): the search keeps the
+/// `2 × restarts` worst margins while it samples (24 bytes each) and refines each restart's instance
+/// for at least 25 steps, so `restarts = 10⁹` asked for 48 GB up front (the process aborted) and
+/// could never finish; 65 536 restarts are 3 MB and ≥ 1.6 million refinement steps.
+pub const MAX_RESTARTS: usize = 1 << 16;
+
 /// Worker threads a search may ask for, per available core ([`check_threads`]).
 pub const MAX_THREADS_PER_CORE: usize = 4;
 
@@ -98,6 +104,17 @@ impl Config {
         }
         if self.trials == Some(0) {
             return Err(Error::invalid("trials", 0.0, "must be at least 1"));
+        }
+        if self.restarts > MAX_RESTARTS {
+            return Err(Error::invalid(
+                "restarts",
+                self.restarts as f64,
+                format!(
+                    "must lie in 0..={MAX_RESTARTS} ({} over; each restart keeps and refines an \
+                     instance)",
+                    self.restarts - MAX_RESTARTS
+                ),
+            ));
         }
         Ok(())
     }
@@ -313,7 +330,10 @@ fn eval(s: &dyn Statement, inst: &Instance, backend: Backend) -> Result<Margin> 
 
 fn sample_trial(s: &dyn Statement, cfg: &Config, t: u64) -> Result<Instance> {
     let mut rng = ChaCha8Rng::seed_from_u64(trial_seed(cfg.seed, s.name(), t));
-    s.sample(&cfg.context, &mut rng)
+    let inst = s.sample(&cfg.context, &mut rng)?;
+    // a custom sampler's items within the search's limits (built-in samplers stay within them)
+    inst.check_size()?;
+    Ok(inst)
 }
 
 struct Candidate {
@@ -442,7 +462,8 @@ fn run_pinned(
 
     // 1. random sampling, streamed: chunks of trials in parallel, keeping only the counts and
     //    the `restarts` smallest certified margins (memory independent of --trials)
-    let keep = cfg.restarts.max(1);
+    // (no more than there are trials: memory follows the work, not the argument)
+    let keep = cfg.restarts.min(n_trials).max(1);
     let mut ranked: Vec<(Margin, u64)> = Vec::with_capacity(2 * keep + CHUNK);
     let (mut errors, mut infinite, mut violations) = (0usize, 0usize, 0usize);
     let mut first_error: Option<Error> = None;
@@ -664,33 +685,34 @@ pub fn save_counterexample(report: &mut Report, dir: &Path) -> Result<Option<Pat
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let inst = Instance::from_json(&cx.instance, dir)?;
-    let json_file = crate::io::create_new(&path)?;
-    let items = inst.to_json(Some((dir, &stem)))?;
-    let doc = json!({
-        "lemma": report.lemma,
-        "expected": report.expected,
-        "seed": cx.seed,
-        "trial": cx.trial,
-        "run_seed": report.seed,
-        "refined": cx.refined,
-        "margin": json_num(cx.margin),
-        "error": cx.error,
-        "margin_nalgebra": json_num(cx.margin_nalgebra),
-        "margin_high_precision": cx.margin_high_precision,
-        "ensemble": cx.ensemble,
-        "items": items,
-    });
-    let text = serde_json::to_string_pretty(&doc).map_err(|e| Error::Parse {
-        what: "counterexample".into(),
-        reason: e.to_string(),
-    })?;
-    {
-        use std::io::Write;
-        let mut f = json_file;
-        f.write_all(text.as_bytes()).map_err(|e| Error::Io {
-            path: path.display().to_string(),
+    // the name reserved (empty) while the matrices are written, then the JSON put in its place
+    // atomically: an error leaves neither a truncated JSON nor the empty reservation
+    drop(crate::io::create_new(&path)?);
+    let written = (|| {
+        let items = inst.to_json(Some((dir, &stem)))?;
+        let doc = json!({
+            "lemma": report.lemma,
+            "expected": report.expected,
+            "seed": cx.seed,
+            "trial": cx.trial,
+            "run_seed": report.seed,
+            "refined": cx.refined,
+            "margin": json_num(cx.margin),
+            "error": cx.error,
+            "margin_nalgebra": json_num(cx.margin_nalgebra),
+            "margin_high_precision": cx.margin_high_precision,
+            "ensemble": cx.ensemble,
+            "items": items,
+        });
+        let text = serde_json::to_string_pretty(&doc).map_err(|e| Error::Parse {
+            what: "counterexample".into(),
             reason: e.to_string(),
         })?;
+        crate::io::replace_with_bytes(&path, text.as_bytes())
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&path);
+        return Err(e);
     }
     cx.file = Some(path.display().to_string());
     Ok(Some(path))

@@ -200,6 +200,37 @@ pub struct Instance {
     tags: Vec<String>,
 }
 
+/// Longest probability vector an instance may hold: `MAX_DIM²`, as many entries as a state of
+/// the largest dimension a search accepts ([`super::MAX_DIM`]).
+pub const MAX_DISTRIBUTION_LEN: usize = super::MAX_DIM * super::MAX_DIM;
+
+/// An instance's item `name` of `kind` ("state", "channel", "distribution") with `size` (a
+/// dimension, or a length) within `limit`, else [`Error::InvalidParameter`] saying by how much it
+/// is over. The search's limits ([`super::MAX_DIM`] for states and channels,
+/// [`MAX_DISTRIBUTION_LEN`] for probability vectors) bound what a custom statement's sampler (or a
+/// saved file) may hand to the engine: every trial validates, decomposes and refines each item, so
+/// a 10⁴ × 10⁴ state would hold a search for hours.
+pub fn check_item_size(name: &str, kind: &str, size: usize, limit: usize) -> Result<()> {
+    if size <= limit {
+        return Ok(());
+    }
+    let measure = if kind == "distribution" {
+        "length"
+    } else {
+        "dimension"
+    };
+    Err(Error::invalid(
+        &format!("{measure} of the {kind} {name:?}"),
+        size as f64,
+        format!(
+            "must be at most {limit}, the search's limit for a {kind} ({} over; \
+             qrenyi::verify::MAX_DIM = {})",
+            size - limit,
+            super::MAX_DIM
+        ),
+    ))
+}
+
 fn missing(name: &str, kind: &str) -> Error {
     Error::Parse {
         what: "instance".into(),
@@ -223,6 +254,41 @@ impl Instance {
     /// Add a scalar.
     pub fn with_scalar(self, name: &str, value: f64, lo: f64, hi: f64, scale: Scale) -> Self {
         self.with(name, Item::scalar(value, lo, hi, scale))
+    }
+
+    /// Every item within the search's size limits ([`check_item_size`]).
+    pub fn check_size(&self) -> Result<()> {
+        for (name, item) in &self.items {
+            match item {
+                Item::State { matrix, generator } => check_item_size(
+                    name,
+                    "state",
+                    matrix.nrows().max(matrix.ncols()).max(generator.ncols()),
+                    super::MAX_DIM,
+                )?,
+                Item::Channel { isometry, d_out } => {
+                    check_item_size(
+                        name,
+                        "channel",
+                        isometry.ncols().max(*d_out),
+                        super::MAX_DIM,
+                    )?;
+                    // k·d_out ≤ d_in·d_out ≤ MAX_DIM² rows (a Stinespring isometry of at most
+                    // d_in·d_out Kraus operators' worth)
+                    check_item_size(
+                        name,
+                        "channel's Stinespring isometry (rows)",
+                        isometry.nrows(),
+                        super::MAX_DIM * super::MAX_DIM * super::MAX_DIM,
+                    )?
+                }
+                Item::Distribution(p) => {
+                    check_item_size(name, "distribution", p.len(), MAX_DISTRIBUTION_LEN)?
+                }
+                Item::Scalar { .. } => {}
+            }
+        }
+        Ok(())
     }
 
     /// The items, in order.
@@ -418,7 +484,10 @@ impl Instance {
             };
             let item = match it["kind"].as_str() {
                 Some("state") => {
-                    let rho = DensityMatrix::new(matrix()?)?;
+                    let m = matrix()?;
+                    // before the O(d³) validation and decomposition
+                    check_item_size(name, "state", m.nrows().max(m.ncols()), super::MAX_DIM)?;
+                    let rho = DensityMatrix::new(m)?;
                     Item::state_from_matrix(&rho)?
                 }
                 Some("distribution") => Item::Distribution(
@@ -449,6 +518,7 @@ impl Instance {
             };
             inst = inst.with(name, item);
         }
+        inst.check_size()?;
         Ok(inst)
     }
 }

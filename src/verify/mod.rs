@@ -76,9 +76,9 @@ pub mod sample;
 pub use engine::{
     check_instance, check_threads, merge, parse_reports, replay, replay_document, run,
     run_cancellable, save_counterexample, trial_seed, Config, Counterexample, Replay, Report,
-    MAX_DIM, MAX_THREADS_PER_CORE, PRIMARY,
+    MAX_DIM, MAX_RESTARTS, MAX_THREADS_PER_CORE, PRIMARY,
 };
-pub use instance::{Instance, Item, Scale};
+pub use instance::{check_item_size, Instance, Item, Scale, MAX_DISTRIBUTION_LEN};
 pub use sample::SampleContext;
 
 use crate::error::Result;

@@ -95,7 +95,7 @@ const fn schedule(n: usize) -> Schedule {
 /// bit; the no-AVX2 fallback. Lower triangle read (as [`eigh_fixed`](super::small::eigh_fixed));
 /// `vectors = false` skips the accumulation (the vectors are then the identity).
 ///
-/// Errors: a non-finite entry, or no convergence within 40 sweeps ([`Error::Eigensolver`]).
+/// Errors: a non-finite entry, or no convergence within 40 sweeps ([`Error::Eigensolver`](crate::Error::Eigensolver)).
 pub fn eigh_jacobi_parallel<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<SmallEigen<N>> {
     let (mut m, scale) = hermitian_copy(a)?;
     let mut v = super::small::zeros::<N>();

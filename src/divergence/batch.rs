@@ -161,7 +161,7 @@ pub const SMALL_STACK_BELOW: usize = 17;
 /// all finite and `> 1` at `d < 8` skip ρ's decomposition (`direct_sandwiched`, the one-pair API's
 /// direct route). Pairs run in groups of [`LANES`]: at `3 ≤ d ≤` [`LANES_MAX_DIM`] the fixed-size
 /// decompositions of a group's raw matrices are computed eight at a time (`small_group`; the
-/// one-matrix Jacobi's numbers; maximal orders ≥ 1 also solve their reductions eight at a time), any pair that route does not settle takes the one-pair route
+/// lanes' Jacobi method, `small_lanes::eigh_jacobi_parallel`'s numbers; maximal orders ≥ 1 also solve their reductions eight at a time), any pair that route does not settle takes the one-pair route
 /// above. Other sizes validate each matrix into a [`DensityMatrix`]. Petz and maximal orders all
 /// exactly 2 at `d < 8` first take the one-pair API's Cholesky route (`order_two_pair`: no
 /// decomposition, the one-pair value bit for bit), and the sandwiched direct route evaluates α = 2
@@ -320,7 +320,8 @@ fn stack_group(job: &StackJob<'_, '_, '_>, k0: usize, rows: &mut [f64]) -> [Resu
 
 /// Pairs per group of the stack route: the fixed-size eigensolves of eight pairs' raw matrices run
 /// together ([`eigh_lanes`](crate::spectral::small_lanes::eigh_lanes), the Jacobi method on eight
-/// matrices at once, the one-matrix Jacobi's numbers).
+/// matrices at once, [`eigh_jacobi_parallel`](crate::spectral::small_lanes::eigh_jacobi_parallel)'s
+/// numbers).
 pub const LANES: usize = crate::spectral::small_lanes::LANES;
 
 /// Largest dimension at which the stack route decomposes a group's matrices at once (from 3; at 2 the
@@ -437,36 +438,38 @@ fn small_group_spectral<const N: usize>(
         && N < crate::spectral::AUTO_NALGEBRA_CHOLESKY_BELOW
         && alphas.iter().all(|&a| a > 1.0 && a.is_finite());
     if direct {
-        // ρ: checks and the library's Cholesky decision, per pair (as `direct_sandwiched`)
-        let mut hs = [None; LANES];
-        for (l, h) in hs.iter_mut().enumerate() {
+        // ρ: checks and the library's Cholesky decision, per pair (as `direct_sandwiched`), in
+        // place (no copies of the group's matrices)
+        let mut hs = [zeros::<N>(); LANES];
+        let mut accepted = [false; LANES];
+        for l in 0..LANES {
             let Some(view) = rho.raw(k0 + l) else {
                 return settled;
             };
-            if let Some((m, t, trace)) = small_checked::<N>(&view, tol) {
+            if let Some((t, trace)) = small_checked_into::<N>(&view, tol, &mut hs[l]) {
                 let shift = crate::spectral::zero_threshold(N, trace);
-                if shift < t && cholesky_decision::<N>(&m, shift) == Some(true) {
-                    *h = Some(m);
-                }
+                accepted[l] = shift < t && cholesky_decision::<N>(&hs[l], shift) == Some(true);
             }
         }
         let sides = small_sides::<N>(sigma, k0, tol);
-        let mut basis = [None; LANES];
+        let mut rps = [zeros::<N>(); LANES];
+        let mut ln_mus = [[0.0; N]; LANES];
+        let mut ok = [false; LANES];
         for l in 0..LANES {
-            if let (Some(h), Some(s)) = (&hs[l], &sides[l]) {
+            if let (true, Some(s)) = (accepted[l], &sides[l]) {
                 if (0..N).all(|j| s.state.in_support(j)) {
-                    basis[l] = Some(direct_sandwiched_basis(h, &s.state));
+                    (rps[l], ln_mus[l]) = direct_sandwiched_basis(&hs[l], &s.state);
+                    ok[l] = true;
                 }
             }
         }
-        let mut ok = basis.map(|b| b.is_some());
         let mut nus = [crate::spectral::small::SmallEigen::zeroed(); LANES];
         for (o, &alpha) in alphas.iter().enumerate() {
             if alpha == 2.0 {
                 // the one-pair API's Frobenius sum, no eigensolve
                 for l in 0..LANES {
-                    if let (true, Some((rp, ln_mu))) = (ok[l], &basis[l]) {
-                        rows[l * width + o] = direct_sandwiched_order_two(rp, ln_mu);
+                    if ok[l] {
+                        rows[l * width + o] = direct_sandwiched_order_two(&rps[l], &ln_mus[l]);
                     }
                 }
                 continue;
@@ -474,17 +477,17 @@ fn small_group_spectral<const N: usize>(
             let mut mats = [zeros::<N>(); LANES];
             let mut shifts = [0.0; LANES];
             for l in 0..LANES {
-                if let (true, Some((rp, ln_mu))) = (ok[l], &basis[l]) {
-                    (mats[l], shifts[l]) = direct_sandwiched_matrix(rp, ln_mu, alpha);
+                if ok[l] {
+                    (mats[l], shifts[l]) = direct_sandwiched_matrix(&rps[l], &ln_mus[l], alpha);
                 }
             }
             let solved = eigh_lanes_into::<N>(&mats, false, &mut nus);
             for l in 0..LANES {
-                if let (true, Some((rp, ln_mu)), true) = (ok[l], &basis[l], solved[l]) {
+                if ok[l] && solved[l] {
                     match super::small::direct_sandwiched_value(
                         alpha,
-                        rp,
-                        ln_mu,
+                        &rps[l],
+                        &ln_mus[l],
                         &nus[l].values,
                         shifts[l],
                     ) {
@@ -599,10 +602,7 @@ fn small_sides<'a, const N: usize>(
     let mut mats = [zeros::<N>(); LANES];
     for l in 0..LANES {
         if let Some(view) = o.raw(k0 + l) {
-            if let Some((h, t, _)) = small_checked::<N>(&view, tol) {
-                mats[l] = h;
-                checked[l] = Some(t);
-            }
+            checked[l] = small_checked_into::<N>(&view, tol, &mut mats[l]).map(|(t, _)| t);
         }
     }
     let mut eig = [crate::spectral::small::SmallEigen::zeroed(); LANES];
@@ -887,10 +887,23 @@ fn small_checked<const N: usize>(
     a: &ArrayView2<'_, Complex64>,
     tol: crate::state::Tolerance,
 ) -> Option<(crate::spectral::small::Mat<N>, f64, f64)> {
+    let mut m = crate::spectral::small::zeros::<N>();
+    let (t, trace) = small_checked_into::<N>(a, tol, &mut m)?;
+    Some((m, t, trace))
+}
+
+/// [`small_checked`] written into `m` (the caller's slot, no copy of the matrix back): `(t, Tr H)`,
+/// `m = H`; `None` as [`small_checked`] (`m` then holds unspecified numbers).
+#[allow(clippy::needless_range_loop)] // entries m[i][j] read with their mirrors m[j][i]
+fn small_checked_into<const N: usize>(
+    a: &ArrayView2<'_, Complex64>,
+    tol: crate::state::Tolerance,
+    m: &mut crate::spectral::small::Mat<N>,
+) -> Option<(f64, f64)> {
     if a.dim() != (N, N) || tol.check().is_err() {
         return None;
     }
-    let mut m = crate::spectral::small::from_view::<N>(a);
+    *m = crate::spectral::small::from_view::<N>(a);
     let (mut norm2, mut dev2, mut finite) = (0.0f64, 0.0f64, true);
     for i in 0..N {
         for j in 0..=i {
@@ -915,7 +928,7 @@ fn small_checked<const N: usize>(
         }
     }
     let trace: f64 = (0..N).map(|i| m[i][i].re).sum();
-    ((trace - 1.0).abs() <= t).then_some((m, t, trace))
+    ((trace - 1.0).abs() <= t).then_some((t, trace))
 }
 
 /// `Pair::renyi` for one order, `Pair::curve` for several (what the one-pair API returns).

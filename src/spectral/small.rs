@@ -217,34 +217,64 @@ pub fn eigh_fixed<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<SmallEige
                 }
                 rotated = true;
                 let (c, se, t) = rotation(app, aqq, g, abs);
-                let sec = se.conj();
-                for k in 0..N {
-                    if k == p || k == q {
-                        continue;
-                    }
-                    let (akp, akq) = (m[k][p], m[k][q]);
-                    let np = akp * c - akq * sec;
-                    let nq = akp * se + akq * c;
-                    m[k][p] = np;
-                    m[p][k] = np.conj();
-                    m[k][q] = nq;
-                    m[q][k] = nq.conj();
-                }
-                m[p][p] = Complex64::new(app - t * abs, 0.0);
-                m[q][q] = Complex64::new(aqq + t * abs, 0.0);
-                m[p][q] = Complex64::new(0.0, 0.0);
-                m[q][p] = Complex64::new(0.0, 0.0);
-                if vectors {
-                    for row in v.iter_mut() {
-                        let (vkp, vkq) = (row[p], row[q]);
-                        row[p] = vkp * c - vkq * sec;
-                        row[q] = vkp * se + vkq * c;
-                    }
-                }
+                let diagonal = (app - t * abs, aqq + t * abs);
+                jacobi_rotate(&mut m, &mut v, (p, q), (c, se), diagonal, vectors);
             }
         }
         converged = !rotated;
     }
+    jacobi_finish(converged, &m, v, scale, vectors)
+}
+
+/// Applies the Jacobi rotation `(c, s e^{iφ})` of the pair `(p, q)` to the Hermitian `m` (rows and
+/// columns `k ∉ {p, q}`; `a_kp ← c a_kp − conj(s e^{iφ}) a_kq`, `a_kq ← s e^{iφ} a_kp + c a_kq`, their
+/// mirrors conjugated), sets the new diagonal `(a_pp, a_qq)` and zeroes `a_pq`; with `vectors`,
+/// rotates columns `p`, `q` of `v` alike. The one update of both Jacobi methods
+/// ([`eigh_fixed`], `small_lanes::eigh_jacobi_parallel`).
+#[inline(always)]
+pub(crate) fn jacobi_rotate<const N: usize>(
+    m: &mut Mat<N>,
+    v: &mut Mat<N>,
+    (p, q): (usize, usize),
+    (c, se): (f64, Complex64),
+    (app, aqq): (f64, f64),
+    vectors: bool,
+) {
+    let sec = se.conj();
+    for k in 0..N {
+        if k == p || k == q {
+            continue;
+        }
+        let (akp, akq) = (m[k][p], m[k][q]);
+        let np = akp * c - akq * sec;
+        let nq = akp * se + akq * c;
+        m[k][p] = np;
+        m[p][k] = np.conj();
+        m[k][q] = nq;
+        m[q][k] = nq.conj();
+    }
+    m[p][p] = Complex64::new(app, 0.0);
+    m[q][q] = Complex64::new(aqq, 0.0);
+    m[p][q] = Complex64::new(0.0, 0.0);
+    m[q][p] = Complex64::new(0.0, 0.0);
+    if vectors {
+        for row in v.iter_mut() {
+            let (vkp, vkq) = (row[p], row[q]);
+            row[p] = vkp * c - vkq * sec;
+            row[q] = vkp * se + vkq * c;
+        }
+    }
+}
+
+/// The end of both Jacobi methods: the typed error without convergence, else the diagonal of `m`
+/// divided by the input scale, sorted ascending with `v`'s columns ([`ascending`]).
+pub(crate) fn jacobi_finish<const N: usize>(
+    converged: bool,
+    m: &Mat<N>,
+    v: Mat<N>,
+    scale: f64,
+    vectors: bool,
+) -> Result<SmallEigen<N>> {
     if !converged {
         return Err(Error::Eigensolver {
             backend: "jacobi",
@@ -1200,11 +1230,17 @@ pub(crate) fn csum<const N: usize>(f: impl Fn(usize) -> Complex64) -> Complex64 
 pub fn from_view<const N: usize>(a: &ArrayView2<Complex64>) -> Mat<N> {
     let mut m = zeros::<N>();
     if let Some(s) = a.as_slice() {
-        // row-major and contiguous (a stack's matrices): one slice, no index arithmetic
-        for (row, src) in m.iter_mut().zip(s.chunks_exact(N)) {
-            row.copy_from_slice(src);
+        // row-major and contiguous (a stack's matrices): one slice, no index arithmetic; entry by
+        // entry (a fixed-length loop the compiler inlines: `copy_from_slice` was a `memcpy`
+        // call per row of 16–256 bytes)
+        if s.len() == N * N {
+            for i in 0..N {
+                for j in 0..N {
+                    m[i][j] = s[i * N + j];
+                }
+            }
+            return m;
         }
-        return m;
     }
     for (i, row) in m.iter_mut().enumerate() {
         for (j, z) in row.iter_mut().enumerate() {
@@ -1624,10 +1660,11 @@ mod tests {
         assert!(eigvalsh(Array2::<Complex64>::zeros((0, 0)).view()).is_err());
     }
 
-    /// Both fixed-size solvers on an ndarray view (Jacobi, tridiagonal QL).
+    /// The fixed-size solvers on an ndarray view (Jacobi, tridiagonal QL, and the stack lanes'
+    /// Jacobi method on one matrix, `small_lanes::eigh_jacobi_parallel`).
     type Solver = fn(ArrayView2<Complex64>, bool) -> (Array1<f64>, Array2<Complex64>);
 
-    fn solvers() -> [(&'static str, Solver); 2] {
+    fn solvers() -> [(&'static str, Solver); 3] {
         fn jacobi(a: ArrayView2<Complex64>, v: bool) -> (Array1<f64>, Array2<Complex64>) {
             with_small_dim!(a.nrows(), N => {
                 let e = eigh_fixed::<N>(&from_view::<N>(&a), v).unwrap();
@@ -1640,7 +1677,17 @@ mod tests {
                 (Array1::from_iter(e.values), Array2::from_shape_fn((N, N), |(i, j)| e.vectors[i][j]))
             }, _ => unreachable!())
         }
-        [("jacobi", jacobi), ("tridiagonal", ql)]
+        fn parallel(a: ArrayView2<Complex64>, v: bool) -> (Array1<f64>, Array2<Complex64>) {
+            with_small_dim!(a.nrows(), N => {
+                let e = crate::spectral::small_lanes::eigh_jacobi_parallel::<N>(&from_view::<N>(&a), v).unwrap();
+                (Array1::from_iter(e.values), Array2::from_shape_fn((N, N), |(i, j)| e.vectors[i][j]))
+            }, _ => unreachable!())
+        }
+        [
+            ("jacobi", jacobi),
+            ("tridiagonal", ql),
+            ("jacobi-parallel", parallel),
+        ]
     }
 
     /// Random Hermitian matrices `U diag(λ) U†` with prescribed spectra (graded, rank-deficient,
@@ -1899,10 +1946,13 @@ mod tests {
         let h = ndarray::arr2(&[[1.0, 0.5, 0.25], [0.5, 1.0, 0.5], [0.25, 0.5, 1.0]]);
         let dg = [1.0, 1e-5, 1e-10];
         let a = Array2::from_shape_fn((3, 3), |(i, j)| c(h[[i, j]] * dg[i] * dg[j], 0.0));
-        let w = solvers()[0].1(a.view(), false).0;
         let det_h = 1.0 * (1.0 - 0.25) - 0.5 * (0.5 - 0.125) + 0.25 * (0.25 - 0.25);
         let det = det_h * (dg[0] * dg[1] * dg[2]).powi(2);
-        let prod: f64 = w.iter().product();
-        assert!((prod - det).abs() <= 1e-13 * det, "{prod} vs {det}");
+        // both Jacobi methods (the same Demmel–Veselić skip test)
+        for (name, solve) in [solvers()[0], solvers()[2]] {
+            let w = solve(a.view(), false).0;
+            let prod: f64 = w.iter().product();
+            assert!((prod - det).abs() <= 1e-13 * det, "{name}: {prod} vs {det}");
+        }
     }
 }

@@ -1,30 +1,40 @@
-//! Eight small Hermitian eigenproblems at once: the cyclic Jacobi method of
-//! [`eigh_fixed`](super::small::eigh_fixed) on [`LANES`] matrices stored lane by lane
-//! (structure of arrays), so that every arithmetic step is two AVX2 instructions over the eight
-//! matrices (AVX2 where the CPU has it, chosen at run time; otherwise each matrix is
-//! [`eigh_fixed`](super::small::eigh_fixed)). The two registers (lanes 0–3, 4–7) are two
-//! independent instruction streams: a rotation is a chain of divisions and square roots whose
-//! latency, with one register (four lanes, the first version), left the vector units idle; the
-//! second stream fills them (measured 1.3–1.4× per matrix, docs/PERFORMANCE.md "Fifth session").
+//! Eight small Hermitian eigenproblems at once: a cyclic Jacobi method on [`LANES`] matrices
+//! stored lane by lane (structure of arrays), so that every arithmetic step is two AVX2
+//! instructions over the eight matrices (AVX2 where the CPU has it, chosen at run time; otherwise
+//! each matrix is [`eigh_jacobi_parallel`], the same method one matrix at a time). The two
+//! registers (lanes 0–3, 4–7) are two independent instruction streams: a rotation is a chain of
+//! divisions and square roots whose latency, with one register (four lanes, the first version),
+//! left the vector units idle; the second stream fills them (measured 1.3–1.4× per matrix,
+//! docs/PERFORMANCE.md "Fifth session").
 //!
-//! **Same numbers as the one-matrix solver.** Each lane performs exactly the operations of
-//! [`eigh_fixed`](super::small::eigh_fixed) — the same exact power-of-two scaling, the same
-//! Demmel–Veselić skip test, the same rotation formulas in the same order (IEEE arithmetic is
-//! per lane; Rust never contracts to FMA) — except that a pair `(p, q)` whose `|a_pq|²` underflows
-//! (`< 2^{−1022}`, on a matrix scaled to largest entry ≈ 1) is always left alone, where the
-//! one-matrix solver may rotate it after an `hypot`: a backward error below `10^{−154}‖A‖`,
-//! far under the `c n ε ‖A‖₂` bound both meet. A lane whose sweep still rotates is rotated again;
-//! a lane that has stopped is left bit for bit unchanged by the later sweeps (every rotation is
-//! skipped by the same test), so running the eight lanes until all have stopped gives each lane the
-//! one-matrix result (test `lanes_equal_one_matrix_jacobi`). Accuracy is therefore that of
-//! [`eigh_fixed`](super::small::eigh_fixed) (`docs/divergences.md`, "small_jacobi").
+//! **The method** (docs/divergences.md, "small_lanes"): the cyclic Jacobi method of
+//! [`eigh_fixed`](super::small::eigh_fixed) — the same power-of-two scaling, the Demmel–Veselić
+//! skip test `|a_pq|² ≤ ε²|a_pp a_qq|` — with two changes that shorten each rotation's dependency
+//! chain: (i) the pairs of a sweep in the round-robin (parallel) ordering, `⌈N/2⌉`-pair steps of
+//! disjoint pairs whose rotations are computed side by side from the same matrix and then applied
+//! one after the other (a rotation reads only its own `2 × 2` block, which the other rotations of
+//! its step leave unchanged; Luk & Park 1989: this ordering is equivalent to the cyclic-by-rows
+//! one, so the convergence theory is the same); (ii) the rotation from `r = √(δ² + 4|g|²)`,
+//! `u = |δ| + r`, `k = √(2/(r u))` (`δ = a_qq − a_pp`, `g = a_pq`): `c = k u/2`,
+//! `s e^{iφ} = sign(δ) k g`, `t|g| = sign(δ) 2|g|²/u` — the same rotation as `eigh_fixed`'s
+//! `θ`, `t`, `c` formulas in exact arithmetic, two square roots and two divisions (one off the
+//! chain) instead of three and five. [`eigh_jacobi_parallel`] performs exactly these operations
+//! on one matrix; every lane returns its numbers (IEEE arithmetic is per lane; Rust never
+//! contracts to FMA; test `lanes_equal_one_matrix_parallel_jacobi`). A lane whose pair is skipped
+//! is rotated by the identity (`c = 1`, `s = 0`, diagonal kept by a blend), which returns every
+//! entry exactly (up to the sign of a zero), so a lane that has finished a rotation-free sweep is
+//! unchanged by the sweeps the other lanes still need. Accuracy: backward stable as `small_jacobi`
+//! (tests: the one-matrix method through `small_jacobi_meets_the_backward_stable_bound` and
+//! `small_jacobi_agrees_with_lapack`, and the lanes' own residual and orthonormality).
 //!
 //! A lane with a non-finite entry, or that has not converged within the one-matrix solver's 40
 //! sweeps, is `None`: the caller answers it with the one-matrix route.
 
 #![allow(clippy::needless_range_loop)]
 
-use super::small::{Mat, SmallEigen};
+use super::small::{hermitian_copy, jacobi_finish, jacobi_rotate, Mat, SmallEigen};
+use crate::error::Result;
+use num_complex::Complex64;
 
 /// Matrices per call.
 pub const LANES: usize = 8;
@@ -34,10 +44,111 @@ type Lane = [f64; LANES];
 /// Sweeps after which a lane gives up (as the one-matrix solver).
 const MAX_SWEEPS: usize = 40;
 
+/// The round-robin (parallel) ordering of the pairs `p < q < N`: `steps` steps, step `s` holding
+/// `len[s]` disjoint pairs `pairs[s][..len[s]]` (the circle method on `N` rounded up to even, the
+/// pairs with the dummy index dropped). Every pair once per sweep.
+#[derive(Clone, Copy)]
+struct Schedule {
+    steps: usize,
+    len: [usize; 16],
+    pairs: [[(usize, usize); 8]; 16],
+}
+
+const fn schedule(n: usize) -> Schedule {
+    let mut out = Schedule {
+        steps: 0,
+        len: [0; 16],
+        pairs: [[(0, 0); 8]; 16],
+    };
+    let m = n + n % 2;
+    if m < 2 {
+        return out;
+    }
+    let mut r = 0;
+    while r < m - 1 {
+        let mut count = 0;
+        // the fixed player m − 1 against r, then (r + i, r − i) around the circle of m − 1
+        let mut i = 0;
+        while i < m / 2 {
+            let (a, b) = if i == 0 {
+                (m - 1, r)
+            } else {
+                ((r + i) % (m - 1), (r + m - 1 - i) % (m - 1))
+            };
+            if a < n && b < n {
+                out.pairs[out.steps][count] = if a < b { (a, b) } else { (b, a) };
+                count += 1;
+            }
+            i += 1;
+        }
+        if count > 0 {
+            out.len[out.steps] = count;
+            out.steps += 1;
+        }
+        r += 1;
+    }
+    out
+}
+
+/// The lanes' method on one matrix: cyclic Jacobi in the round-robin ordering with the short
+/// rotation formulas (module docs) — each lane of [`eigh_lanes`] returns these numbers bit for
+/// bit; the no-AVX2 fallback. Lower triangle read (as [`eigh_fixed`](super::small::eigh_fixed));
+/// `vectors = false` skips the accumulation (the vectors are then the identity).
+///
+/// Errors: a non-finite entry, or no convergence within 40 sweeps ([`Error::Eigensolver`](crate::Error::Eigensolver)).
+pub fn eigh_jacobi_parallel<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<SmallEigen<N>> {
+    let (mut m, scale) = hermitian_copy(a)?;
+    let mut v = super::small::zeros::<N>();
+    for (i, row) in v.iter_mut().enumerate() {
+        row[i] = Complex64::new(1.0, 0.0);
+    }
+    let sched = const { schedule(N) };
+    let mut converged = N < 2;
+    for _ in 0..MAX_SWEEPS {
+        if converged {
+            break;
+        }
+        let mut rotated = false;
+        for s in 0..sched.steps {
+            for &(p, q) in &sched.pairs[s][..sched.len[s]] {
+                let g = m[p][q];
+                let (app, aqq) = (m[p][p].re, m[q][q].re);
+                let abs2 = g.re * g.re + g.im * g.im;
+                if abs2 <= f64::EPSILON * f64::EPSILON * (app * aqq).abs()
+                    || abs2 < f64::MIN_POSITIVE
+                {
+                    continue;
+                }
+                rotated = true;
+                let (c, se, ta) = rotation(app, aqq, g, abs2);
+                let diagonal = (app - ta, aqq + ta);
+                jacobi_rotate(&mut m, &mut v, (p, q), (c, se), diagonal, vectors);
+            }
+        }
+        converged = !rotated;
+    }
+    jacobi_finish(converged, &m, v, scale, vectors)
+}
+
+/// The rotation zeroing `a_pq = g` (`|g|² = abs2`, normal): `(c, s e^{iφ}, t|g|)` by the short
+/// formulas (module docs), in the lanes' order of operations.
+#[inline(always)]
+fn rotation(app: f64, aqq: f64, g: Complex64, abs2: f64) -> (f64, Complex64, f64) {
+    let d = aqq - app;
+    let r = (d * d + 4.0 * abs2).sqrt();
+    let u = d.abs() + r;
+    let k = (2.0 / (r * u)).sqrt();
+    let sg = 1f64.copysign(d);
+    let c = k * u * 0.5;
+    let ks = sg * k;
+    let ta = sg * ((2.0 * abs2) / u);
+    (c, Complex64::new(ks * g.re, ks * g.im), ta)
+}
+
 /// Eigendecompositions of the [`LANES`] Hermitian matrices `a` (lower triangles read, as
 /// [`eigh_fixed`](super::small::eigh_fixed)); `vectors = false` skips the accumulation. `None`
-/// for a lane with a non-finite entry or without convergence. Without AVX2 each lane is
-/// [`eigh_fixed`](super::small::eigh_fixed) itself (the same numbers).
+/// for a lane with a non-finite entry or without convergence. Each lane's numbers are
+/// [`eigh_jacobi_parallel`]'s (without AVX2 each lane is that function itself).
 pub fn eigh_lanes<const N: usize>(
     a: &[Mat<N>; LANES],
     vectors: bool,
@@ -49,7 +160,7 @@ pub fn eigh_lanes<const N: usize>(
 
 /// [`eigh_lanes`] written into `out` (no copy of the results): which lanes succeeded (a lane
 /// that did not holds unspecified numbers). Without `vectors` the lanes' `vectors` are the
-/// identity, as [`eigh_fixed`](super::small::eigh_fixed) returns them.
+/// identity, as [`eigh_jacobi_parallel`] returns them.
 pub fn eigh_lanes_into<const N: usize>(
     a: &[Mat<N>; LANES],
     vectors: bool,
@@ -66,7 +177,7 @@ pub fn eigh_lanes_into<const N: usize>(
             };
         }
     }
-    std::array::from_fn(|l| match super::small::eigh_fixed::<N>(&a[l], vectors) {
+    std::array::from_fn(|l| match eigh_jacobi_parallel::<N>(&a[l], vectors) {
         Ok(e) => {
             out[l] = e;
             true
@@ -159,14 +270,6 @@ mod avx2 {
         fn lt(self, o: F) -> F {
             self.zip(o, |a, b| unsafe { _mm256_cmp_pd::<_CMP_LT_OQ>(a, b) })
         }
-        #[inline(always)]
-        fn ge(self, o: F) -> F {
-            self.zip(o, |a, b| unsafe { _mm256_cmp_pd::<_CMP_GE_OQ>(a, b) })
-        }
-        #[inline(always)]
-        fn gt(self, o: F) -> F {
-            self.zip(o, |a, b| unsafe { _mm256_cmp_pd::<_CMP_GT_OQ>(a, b) })
-        }
         /// `self` where `mask` is clear, `+0` where it is set.
         #[inline(always)]
         fn and_not(self, mask: F) -> F {
@@ -219,6 +322,17 @@ mod avx2 {
             let nq = C(yr.add(kq.0.mul(c)), yi.add(kq.1.mul(c)));
             (np, nq)
         }
+    }
+
+    /// One rotation of a step, per lane: `keep` set where the lane skips the pair (the identity:
+    /// `c = 1`, `s = 0`), else `(c, s e^{iφ} = sr + i si, t|g| = ta)`.
+    #[derive(Clone, Copy)]
+    struct Rot {
+        keep: F,
+        c: F,
+        sr: F,
+        si: F,
+        ta: F,
     }
 
     #[target_feature(enable = "avx2")]
@@ -275,60 +389,72 @@ mod avx2 {
             }
             v[i][i] = C(one, zero);
         }
-        let eps = F::splat(f64::EPSILON);
         let eps2 = F::splat(f64::EPSILON * f64::EPSILON);
         let tiny = F::splat(f64::MIN_POSITIVE);
-        let (two, half, big) = (F::splat(2.0), F::splat(0.5), F::splat(1e150));
-        let (four, normal) = (F::splat(4.0), F::splat(f64::from_bits(223u64 << 52))); // 2^{−800}
+        let (two, half, four) = (F::splat(2.0), F::splat(0.5), F::splat(4.0));
         let all = (1 << LANES) - 1;
+        let sched = const { super::schedule(N) };
         let mut converged = if N < 2 { all } else { 0 };
         let mut sweeps = 0;
+        // a step's rotations (at most ⌈N/2⌉ ≤ N), read only where this step wrote them (`live`)
+        let mut rots = [Rot {
+            keep: zero,
+            c: one,
+            sr: zero,
+            si: zero,
+            ta: zero,
+        }; N];
         while converged != all && sweeps < MAX_SWEEPS {
             sweeps += 1;
             let mut rotated = 0;
-            for p in 0..N {
-                for q in p + 1..N {
+            for step in 0..sched.steps {
+                let pairs = &sched.pairs[step][..sched.len[step]];
+                // the step's rotations, each from its own 2 × 2 block (which the others leave
+                // unchanged), computed side by side before any is applied: independent chains
+                let mut live = 0u32;
+                for (i, &(p, q)) in pairs.iter().enumerate() {
                     let g = m[p][q];
                     let (app, aqq) = (m[p][p].0, m[q][q].0);
                     let abs2 = g.0.mul(g.0).add(g.1.mul(g.1));
-                    // the one-matrix skip test `abs2 ≤ ε²|a_pp a_qq| ∨ abs2 < 2^{−1022} ∨
-                    // √abs2 ≤ ε√(|a_pp||a_qq|)`; its last square root is taken only where the
-                    // first two leave the decision open: where `abs2 > 4ε²|a_pp a_qq|` with that
-                    // bound normal, the third test is false (ε² = 2^{−104} scales exactly, so
-                    // √abs2 > 2ε√P(1 − u) > ε√P(1 + u) ≥ fl(ε fl(√P))) — the same decisions
+                    // Demmel–Veselić: `|g|² ≤ ε²|a_pp a_qq|`, or `|g|²` below the normal range
                     let bound = eps2.mul(app.mul(aqq).abs());
-                    let skip = abs2.le(bound).or(abs2.lt(tiny));
-                    if skip.bits() == all {
-                        continue;
-                    }
-                    let abs = abs2.sqrt();
-                    let open = skip.or(abs2.gt(four.mul(bound)).and(bound.ge(normal)));
-                    let skip = if open.bits() == all {
-                        skip
-                    } else {
-                        skip.or(abs.le(eps.mul(app.abs().mul(aqq.abs()).sqrt())))
-                    };
-                    let rot = !skip.bits() & all;
+                    let keep = abs2.le(bound).or(abs2.lt(tiny));
+                    let rot = !keep.bits() & all;
                     if rot == 0 {
                         continue;
                     }
                     rotated |= rot;
-                    let theta = aqq.sub(app).div(two.mul(abs));
-                    let ta = theta.abs();
-                    let t = F::select(
-                        ta.gt(big),
-                        half.div(theta),
-                        theta.signum().div(ta.add(one.add(theta.mul(theta)).sqrt())),
-                    );
-                    let cc = one.div(one.add(t.mul(t)).sqrt());
-                    let tc = t.mul(cc);
-                    // skipped lanes rotate by the identity (c = 1, s = 0, t = 0): every update
-                    // below then returns its input exactly (up to the sign of a zero)
-                    let keep = skip;
-                    let c = F::select(keep, one, cc);
-                    let sr = g.0.div(abs).mul(tc).and_not(keep);
-                    let si = g.1.div(abs).mul(tc).and_not(keep);
-                    let t = t.and_not(keep);
+                    live |= 1 << i;
+                    // r = √(δ² + 4|g|²), u = |δ| + r, k = √(2/(r u)): c = k u/2,
+                    // s e^{iφ} = sign δ · k g, t|g| = sign δ · 2|g|²/u; skipped lanes rotate by
+                    // the identity (c = 1, s = 0; their diagonal is kept by the blend below)
+                    let d = aqq.sub(app);
+                    let r = d.mul(d).add(four.mul(abs2)).sqrt();
+                    let u = d.abs().add(r);
+                    let k = two.div(r.mul(u)).sqrt();
+                    let sg = d.signum();
+                    let ks = sg.mul(k).and_not(keep);
+                    rots[i] = Rot {
+                        keep,
+                        c: F::select(keep, one, k.mul(u).mul(half)),
+                        sr: ks.mul(g.0),
+                        si: ks.mul(g.1),
+                        ta: sg.mul(two.mul(abs2).div(u)),
+                    };
+                }
+                for (i, &(p, q)) in pairs.iter().enumerate() {
+                    if live & (1 << i) == 0 {
+                        continue;
+                    }
+                    let Rot {
+                        keep,
+                        c,
+                        sr,
+                        si,
+                        ta,
+                    } = rots[i];
+                    let g = m[p][q];
+                    let (app, aqq) = (m[p][p].0, m[q][q].0);
                     for k in 0..N {
                         if k == p || k == q {
                             continue;
@@ -339,9 +465,8 @@ mod avx2 {
                         m[k][q] = nq;
                         m[q][k] = C(nq.0, nq.1.neg());
                     }
-                    let ta = t.mul(abs);
-                    m[p][p].0 = app.sub(ta);
-                    m[q][q].0 = aqq.add(ta);
+                    m[p][p].0 = F::select(keep, app, app.sub(ta));
+                    m[q][q].0 = F::select(keep, aqq, aqq.add(ta));
                     m[p][q] = C(g.0.and(keep), g.1.and(keep));
                     m[q][p] = C(g.0.and(keep), g.1.neg().and(keep));
                     if vectors {
@@ -405,7 +530,7 @@ mod avx2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spectral::small::{eigh_fixed, zeros};
+    use crate::spectral::small::zeros;
     use rand::{Rng, SeedableRng};
 
     /// `U diag(λ) U†` with a random unitary `U` (Gram–Schmidt of a complex Gaussian matrix).
@@ -511,7 +636,7 @@ mod tests {
                 let mut into = [SmallEigen::zeroed(); LANES];
                 let solved = eigh_lanes_into::<N>(a, vectors, &mut into);
                 for l in 0..LANES {
-                    let want = eigh_fixed::<N>(&a[l], vectors).unwrap();
+                    let want = eigh_jacobi_parallel::<N>(&a[l], vectors).unwrap();
                     let e = got[l].expect("converged");
                     // the one-matrix solver's numbers (== also equates ±0)
                     assert_eq!(e.values, want.values, "N={N} group {g} lane {l}");
@@ -544,7 +669,7 @@ mod tests {
     }
 
     #[test]
-    fn lanes_equal_one_matrix_jacobi() {
+    fn lanes_equal_one_matrix_parallel_jacobi() {
         check::<2>(2);
         check::<3>(3);
         check::<4>(4);
@@ -562,7 +687,7 @@ mod tests {
         let got = eigh_lanes::<4>(&a, true);
         assert!(got[2].is_none());
         for l in [0, 1, 3] {
-            let want = eigh_fixed::<4>(&a[l], true).unwrap();
+            let want = eigh_jacobi_parallel::<4>(&a[l], true).unwrap();
             assert_eq!(got[l].unwrap().values, want.values);
         }
     }

@@ -4,7 +4,9 @@
 //! `+∞` exactly where mpmath says so:
 //!
 //! * `petz_factorised_small_reference`: Petz at orders 0…50 and Umegaki (the factorised sum on the
-//!   stack, `PetzStack`; docs/divergences.md "petz_factorised_small");
+//!   stack, `PetzStack`; docs/divergences.md "petz_factorised_small"),
+//!   and the Petz curve at the same orders (`petz_curve_small_reference`: `SmallPair::petz_curve`,
+//!   eight orders per chunk; docs/divergences.md "petz_curve_lanes") equal to them bit for bit;
 //! * `small_fidelity_reference`: the root fidelity (`small_fidelity`).
 
 use ndarray::Array2;
@@ -62,11 +64,20 @@ fn fixture() -> Vec<(Value, String, DensityMatrix, DensityMatrix)> {
 fn petz_factorised_small_reference() {
     let mut checked = 0;
     for (case, name, rho, sigma) in fixture() {
-        for e in case["petz"].as_array().unwrap() {
+        rho.eigen().unwrap();
+        sigma.eigen().unwrap();
+        // the curve at the fixture's orders (petz_curve_small_reference): the single calls' bits
+        let orders: Vec<f64> = case["petz"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| num(&e["alpha"]))
+            .collect();
+        let pair = Pair::new(&rho, &sigma).unwrap();
+        let curve = pair.curve(Family::Petz, &orders).unwrap();
+        for (e, c) in case["petz"].as_array().unwrap().iter().zip(curve) {
             let (a, want, sens) = (num(&e["alpha"]), num(&e["value"]), num(&e["sensitivity"]));
             // single calls on fresh pairs of the decomposed states (the kernel's route)
-            rho.eigen().unwrap();
-            sigma.eigen().unwrap();
             let got = Pair::new(&rho, &sigma)
                 .unwrap()
                 .renyi(Family::Petz, a)
@@ -75,6 +86,7 @@ fn petz_factorised_small_reference() {
                 within(got, want, sens),
                 "{name} α={a}: {got:e}, mpmath {want:e} (sensitivity {sens:e})"
             );
+            assert_eq!(c.to_bits(), got.to_bits(), "{name} α={a}: curve {c:e}");
             checked += 1;
         }
         let e = &case["umegaki"];

@@ -27,6 +27,7 @@
 //! `Σ|λ_i a_i|(R_i + (O|b|)_i) + Σ c_j|b_j| + K ≤ 256 |N W|` — it bounds the cancellation, so the
 //! relative error of `N` stays within `256 × ` a few `ε`, comparable to the term-wise sum.
 
+use super::exp_lanes::{exp_lanes, ln_lanes};
 use ndarray::Array2;
 
 /// Largest cancellation factor the near form accepts (see the module docs).
@@ -60,8 +61,9 @@ pub(super) struct PetzFactors {
     col: Vec<f64>,
     /// `K = Σ_i λ_i Σ_{j ∈ ker σ} O_ij` (0 when `supp ρ ⊆ supp σ`, where those terms are dropped).
     kernel_mass: f64,
-    /// `W = Σ_i λ_i R_i + K`.
+    /// `W = Σ_i λ_i R_i + K` and `ln W`.
     weight: f64,
+    ln_weight: f64,
     /// `M = Σ_i λ_i |ℓ_i| R_i + Σ_j c_j |m_j|`: the size of the log-ratios `|ℓ_i − m_j|` the
     /// term-wise sum rounds (its absolute error in `N` is `≈ ε |t| M / W` near α = 1).
     log_magnitude: f64,
@@ -89,6 +91,7 @@ impl PetzFactors {
             col,
             kernel_mass,
             weight,
+            ln_weight: weight.ln(),
             log_magnitude,
         }
     }
@@ -151,7 +154,7 @@ impl PetzFactors {
                 .zip(y.column(c))
                 .map(|(l, yi)| (a * l - shift).exp() * yi)
                 .sum();
-            match far_form(shift + shift_mu[c], s, self.weight, a) {
+            match far_form(shift + shift_mu[c], s, s.ln(), self.ln_weight, a) {
                 Far::Value(v) => out[c] = Some(v),
                 Far::Near => near.push(c),
                 Far::Declined => {}
@@ -193,8 +196,8 @@ impl PetzFactors {
 }
 
 /// The far form's decision for one order `a`, shared by [`PetzFactors::renyi`] and
-/// [`PetzStack::renyi`]: from the shifted sum `sum` (shifts adding to `shift`) and the weight `W`,
-/// `ln Q = shift + ln sum − ln W`; the value `ln Q/(a − 1)` where `|ln Q| > FAR_MIN_LOG`, the near
+/// [`PetzStack::renyi`]: from the shifted sum `sum` (shifts adding to `shift`), its logarithm and
+/// `ln W`, `ln Q = shift + ln sum − ln W`; the value `ln Q/(a − 1)` where `|ln Q| > FAR_MIN_LOG`, the near
 /// form below it, declined where the sum underflowed or `ln Q` is not finite.
 enum Far {
     Value(f64),
@@ -203,8 +206,8 @@ enum Far {
 }
 
 #[inline(always)]
-fn far_form(shift: f64, sum: f64, weight: f64, a: f64) -> Far {
-    let ln_q = shift + sum.ln() - weight.ln();
+fn far_form(shift: f64, sum: f64, ln_sum: f64, ln_weight: f64, a: f64) -> Far {
+    let ln_q = shift + ln_sum - ln_weight;
     if !(sum > MIN_SHIFTED_SUM && ln_q.is_finite()) {
         Far::Declined
     } else if ln_q.abs() > FAR_MIN_LOG {
@@ -268,6 +271,20 @@ fn umegaki_sum(
     num.is_finite().then(|| num / weight)
 }
 
+/// The far form's shifts, shifted sums and their logarithms at [`CURVE_LANES`] orders.
+type Lanes3 = ([f64; CURVE_LANES], [f64; CURVE_LANES], [f64; CURVE_LANES]);
+
+/// The first index where `better(v[i], best)` no longer finds a better value (the first extreme).
+fn arg_extreme(v: &[f64], better: impl Fn(f64, f64) -> bool) -> usize {
+    let mut best = 0;
+    for (i, &x) in v.iter().enumerate() {
+        if better(x, v[best]) {
+            best = i;
+        }
+    }
+    best
+}
+
 /// [`PetzFactors`] on stack arrays for one pair of dimension `N ≤ 16` (the small-pair kernel,
 /// `divergence::small`, docs/divergences.md "petz_factorised_small"): the same data, the same far
 /// and near forms with the same certificates and constants, evaluated per order by plain loops in
@@ -288,8 +305,17 @@ pub(super) struct PetzStack<const N: usize> {
     col: [f64; N],
     kernel_mass: f64,
     weight: f64,
+    ln_weight: f64,
     log_magnitude: f64,
+    /// Indices of the largest `ℓ_x` and of the largest and smallest `m_y`: at every order one
+    /// shifted exponent of each factor is exactly `0` there (`e^0 = 1`, no exponential needed).
+    top_lambda: usize,
+    top_mu: usize,
+    bottom_mu: usize,
 }
+
+/// Orders per chunk of [`PetzStack::renyi_chunk`] (one AVX-512 register of doubles, two AVX2).
+pub(super) const CURVE_LANES: usize = 8;
 
 // Index loops over the leading `r`/`s` entries of several arrays at once.
 #[allow(clippy::needless_range_loop)]
@@ -336,7 +362,11 @@ impl<const N: usize> PetzStack<N> {
             col,
             kernel_mass,
             weight,
+            ln_weight: weight.ln(),
             log_magnitude,
+            top_lambda: arg_extreme(&ln_lambda[..r], |x, y| x > y),
+            top_mu: arg_extreme(&ln_mu[..s], |x, y| x > y),
+            bottom_mu: arg_extreme(&ln_mu[..s], |x, y| x < y),
         }
     }
 
@@ -365,32 +395,122 @@ impl<const N: usize> PetzStack<N> {
     }
 
     /// [`PetzFactors::renyi`] at one finite order `α ≠ 1` (for α > 1 the caller has checked
-    /// `supp ρ ⊆ supp σ`).
+    /// `supp ρ ⊆ supp σ`). The far form's exponentials are [`exp_lanes`]' (one lane), so the value
+    /// is [`Self::renyi_chunk`]'s at the same order bit for bit.
     pub(super) fn renyi(&self, a: f64) -> Option<f64> {
+        let (shift, sum, ln_sum) = self.far_lanes([a]);
+        self.finish(a, shift[0], sum[0], ln_sum[0])
+    }
+
+    /// [`Self::renyi`] at [`CURVE_LANES`] orders (each finite, `≠ 1`, and `< 1` unless
+    /// `supp ρ ⊆ supp σ`): the far form's sums for all of them at once (AVX-512 or AVX2 where the
+    /// CPU has it; every lane runs [`Self::renyi`]'s operations, so each value equals the single
+    /// call's bit for bit — docs/divergences.md, "petz_curve_lanes").
+    pub(super) fn renyi_chunk(&self, a: [f64; CURVE_LANES]) -> [Option<f64>; CURVE_LANES] {
+        let (shift, sum, ln_sum) = self.far_chunk(a);
+        std::array::from_fn(|l| self.finish(a[l], shift[l], sum[l], ln_sum[l]))
+    }
+
+    /// [`Self::far_lanes`] on [`CURVE_LANES`] orders, compiled for AVX-512 or AVX2 where the CPU
+    /// has it (the same operations: Rust contracts no `a·b + c`).
+    #[inline(always)]
+    fn far_chunk(&self, a: [f64; CURVE_LANES]) -> Lanes3 {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the CPU supports AVX-512F (checked just above).
+                return unsafe { self.far_chunk_avx512(a) };
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU supports AVX2 (checked just above).
+                return unsafe { self.far_chunk_avx2(a) };
+            }
+        }
+        self.far_lanes(a)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn far_chunk_avx512(&self, a: [f64; CURVE_LANES]) -> Lanes3 {
+        self.far_lanes(a)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn far_chunk_avx2(&self, a: [f64; CURVE_LANES]) -> Lanes3 {
+        self.far_lanes(a)
+    }
+
+    /// The far form's shifts `c + c'` and shifted sums `Σ_x e^{aℓ_x − c} (O v)_x` at `L` orders,
+    /// lane by lane the operations of one order (`v_y = e^{(1−a)m_y − c'}`, the product `Oᵀ v` over
+    /// `y = 0, 1, …`, the sum over `x = 0, 1, …`). Where a shifted exponent is exactly `±0` in every
+    /// lane — at the largest `ℓ_x` (α > 0, so `c = α ℓ_max` rounded, and `α ℓ_max − c = 0`), at the
+    /// largest `m_y` when every lane has α < 1 and at the smallest when every lane has α > 1 — the
+    /// exponential is not evaluated: [`exp_lanes`] returns exactly `1` there, so the values are the
+    /// same with or without the skip.
+    #[inline(always)]
+    fn far_lanes<const L: usize>(&self, a: [f64; L]) -> ([f64; L], [f64; L], [f64; L]) {
         let (r, s) = (self.r, self.s);
-        let shift_mu = self.ln_mu[..s]
-            .iter()
-            .map(|m| (1.0 - a) * m)
-            .fold(f64::NEG_INFINITY, f64::max);
-        let mut v = [0.0; N];
+        let c: [f64; L] = std::array::from_fn(|l| 1.0 - a[l]);
+        let one_mu = if c.iter().all(|&c| c > 0.0) {
+            self.top_mu
+        } else if c.iter().all(|&c| c < 0.0) {
+            self.bottom_mu
+        } else {
+            usize::MAX
+        };
+        // the largest exponent (ties and order do not matter: `max` is exact)
+        let larger = |x: f64, y: f64| if y > x { y } else { x };
+        let mut shift_mu = [f64::NEG_INFINITY; L];
         for y in 0..s {
-            v[y] = ((1.0 - a) * self.ln_mu[y] - shift_mu).exp();
+            for l in 0..L {
+                shift_mu[l] = larger(shift_mu[l], c[l] * self.ln_mu[y]);
+            }
         }
-        let y = self.times(&v);
-        let shift = self.ln_lambda[..r]
-            .iter()
-            .map(|l| a * l)
-            .fold(f64::NEG_INFINITY, f64::max);
-        let mut sum = 0.0;
+        let mut ov = [[0.0; L]; N];
+        for y in 0..s {
+            let v = if y == one_mu {
+                [1.0; L]
+            } else {
+                exp_lanes::<L>(std::array::from_fn(|l| c[l] * self.ln_mu[y] - shift_mu[l]))
+            };
+            for x in 0..r {
+                for l in 0..L {
+                    ov[x][l] += self.ot[y][x] * v[l];
+                }
+            }
+        }
+        let mut shift = [f64::NEG_INFINITY; L];
         for x in 0..r {
-            sum += (a * self.ln_lambda[x] - shift).exp() * y[x];
+            for l in 0..L {
+                shift[l] = larger(shift[l], a[l] * self.ln_lambda[x]);
+            }
         }
-        match far_form(shift + shift_mu, sum, self.weight, a) {
+        let mut sum = [0.0; L];
+        for x in 0..r {
+            let e = if x == self.top_lambda {
+                [1.0; L]
+            } else {
+                exp_lanes::<L>(std::array::from_fn(|l| a[l] * self.ln_lambda[x] - shift[l]))
+            };
+            for l in 0..L {
+                sum[l] += e[l] * ov[x][l];
+            }
+        }
+        let ln_sum = ln_lanes(sum);
+        (std::array::from_fn(|l| shift[l] + shift_mu[l]), sum, ln_sum)
+    }
+
+    /// The far form's decision from the shifted sum, else the near form (`None`: both decline).
+    #[inline(always)]
+    fn finish(&self, a: f64, shift: f64, sum: f64, ln_sum: f64) -> Option<f64> {
+        match far_form(shift, sum, ln_sum, self.ln_weight, a) {
             Far::Value(v) => return Some(v),
             Far::Declined => return None,
             Far::Near => {}
         }
         // the near form
+        let (r, s) = (self.r, self.s);
         let t = a - 1.0;
         let (mut b, mut b_abs) = ([0.0; N], [0.0; N]);
         for y in 0..s {
@@ -409,5 +529,97 @@ impl<const N: usize> PetzStack<N> {
             mag += (self.col[y] * b[y]).abs();
         }
         near_form(num, mag, self.weight, t, self.log_magnitude)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// A `PetzStack` of random data: `r` eigenvalues `λ` (some equal), `s` logarithms `m`, random
+    /// overlaps (some zero), optionally a kernel weight.
+    fn random_stack<const N: usize>(rng: &mut impl Rng, r: usize, s: usize) -> PetzStack<N> {
+        let mut lambda = [0.0; N];
+        for l in lambda.iter_mut().take(r) {
+            *l = 10f64.powf(rng.random_range(-16.0..0.0));
+        }
+        if r > 2 {
+            lambda[1] = lambda[0];
+        }
+        let mut ln_mu = [0.0; N];
+        for m in ln_mu.iter_mut().take(s) {
+            *m = -rng.random_range(0.0..37.0);
+        }
+        let mut ot = [[0.0; N]; N];
+        for row in ot.iter_mut().take(s) {
+            for o in row.iter_mut().take(r) {
+                *o = if rng.random_range(0.0..1.0) < 0.1 {
+                    0.0
+                } else {
+                    rng.random_range(0.0..1.0)
+                };
+            }
+        }
+        let kernel = if rng.random_range(0.0..1.0) < 0.3 {
+            rng.random_range(0.0..0.1)
+        } else {
+            0.0
+        };
+        PetzStack::new(lambda, r, ln_mu, s, ot, kernel)
+    }
+
+    fn same(a: &[f64], b: &[f64]) -> bool {
+        a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+    }
+
+    /// `petz_chunk_paths_agree`: the far form's chunk on the portable, AVX2 and AVX-512 builds (those
+    /// the CPU has) and the one-lane single call give the same bits, and `renyi_chunk` equals
+    /// `renyi` order by order, for orders 10⁻³…10⁶ around 1 in mixed chunks (both sides of 1 in
+    /// one chunk and not), d = 1…16.
+    #[test]
+    fn petz_chunk_paths_agree() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(22);
+        for case in 0..400 {
+            let (r, s) = (1 + case % 16, 1 + (case / 16) % 16);
+            let stack = random_stack::<16>(&mut rng, r, s);
+            let a: [f64; CURVE_LANES] = std::array::from_fn(|l| match (case + l) % 5 {
+                0 => 10f64.powf(rng.random_range(-3.0..6.0)),
+                1 => 1.0 + rng.random_range(-1.0..1.0) * 10f64.powf(rng.random_range(-9.0..0.0)),
+                2 if case % 2 == 0 => rng.random_range(0.0..1.0),
+                _ => rng.random_range(1.0..10.0),
+            });
+            let portable = stack.far_lanes(a);
+            let mut got = vec![portable];
+            #[cfg(target_arch = "x86_64")]
+            {
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    got.push(unsafe { stack.far_chunk_avx2(a) });
+                }
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    got.push(unsafe { stack.far_chunk_avx512(a) });
+                }
+            }
+            got.push(stack.far_chunk(a));
+            for g in &got {
+                assert!(same(&g.0, &portable.0) && same(&g.1, &portable.1));
+                assert!(same(&g.2, &portable.2), "case {case}");
+            }
+            let chunk = stack.renyi_chunk(a);
+            for l in 0..CURVE_LANES {
+                let one = stack.far_lanes([a[l]]);
+                assert!(same(
+                    &[one.0[0], one.1[0], one.2[0]],
+                    &[portable.0[l], portable.1[l], portable.2[l]]
+                ));
+                let single = stack.renyi(a[l]);
+                assert_eq!(
+                    chunk[l].map(f64::to_bits),
+                    single.map(f64::to_bits),
+                    "case {case} α={}",
+                    a[l]
+                );
+            }
+        }
     }
 }

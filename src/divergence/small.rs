@@ -9,8 +9,9 @@
 //!   vectorised, bit for bit the complex sums (`small_overlap`);
 //! * Petz and Umegaki, `d ≤` [`SMALL_PAIR_MAX`]: `Pair`'s factorised sum on the stack
 //!   (`petz::PetzStack`, "petz_factorised_small") at finite orders `≠ 1` and for Umegaki, the `d²`
-//!   Nussbaum–Szkoła terms `(λ_i O_ij / W, ln λ_i − ln μ_j)` where it declines, at α = 1, ∞ and
-//!   for `d ≤` [`SMALL_PETZ_TERMS_MAX`];
+//!   Nussbaum–Szkoła terms `(λ_i O_ij / W, ln λ_i − ln μ_j)` where it declines and at α = 1, ∞;
+//!   Petz curves by the same sum, four orders at a time ("petz_curve_lanes"), each value the
+//!   single call's bit for bit;
 //! * the root fidelity: `Pair`'s SVD fast path with its a-posteriori bound (`small_fidelity`);
 //! * sandwiched, `α > 1`, `d ≤` [`SMALL_SANDWICHED_MAX`] (LAPACK's values-only solve is ahead
 //!   above): `ρ' = (W√Λ)(W√Λ)†` in σ's eigenbasis, one values-only solve of
@@ -30,9 +31,9 @@
 // Index loops: the kernels read entries `m[i][j]` and their mirrors `m[j][i]` together.
 #![allow(clippy::needless_range_loop)]
 
-use super::petz::PetzStack;
+use super::petz::{PetzStack, CURVE_LANES};
+use super::renyi_mean;
 use super::Family;
-use super::{renyi_mean, RenyiMeans};
 use crate::error::Result;
 use crate::spectral::small::{eigh_small, with_small_dim, zeros, Mat, SMALL_MAX};
 use crate::spectral::{zero_threshold, Backend, Eigen, EPS};
@@ -44,13 +45,6 @@ use num_complex::Complex64;
 /// "smallvalue21"; before, the `d²` terms up to 8 and `Pair`'s heap route above).
 pub const SMALL_PAIR_MAX: usize = SMALL_SPECTRAL_MAX;
 
-/// Largest dimension at which the small-pair kernel's Petz and Umegaki evaluate the `d²`
-/// Nussbaum–Szkoła terms at every order (above: the factorised sum on the stack, `petz::PetzStack`,
-/// at finite orders `≠ 1` and for Umegaki, as `Pair` does; the terms where it declines and at
-/// α = 1, ∞): [`SMALL_PETZ_CURVE_MAX`], so that a single call equals the kernel's curve bit for
-/// bit where the kernel takes curves.
-pub const SMALL_PETZ_TERMS_MAX: usize = SMALL_PETZ_CURVE_MAX;
-
 /// Largest dimension at which the small-pair kernel takes sandwiched α > 1 (its values-only
 /// fixed-size solve; LAPACK's `zheevd` values-only is ahead from about 16: docs/PERFORMANCE.md).
 pub const SMALL_SANDWICHED_MAX: usize = 12;
@@ -60,12 +54,11 @@ pub const SMALL_SANDWICHED_MAX: usize = 12;
 /// `Pair`'s route (docs/PERFORMANCE.md, "Small states").
 pub const SMALL_SPECTRAL_MAX: usize = 16;
 
-/// Largest dimension at which a Petz α-curve takes the kernel's `d²` terms and one Rényi mean per
-/// order (`SmallPair::petz_curve`) instead of `Pair`'s factorised sum: at `d = 2` both cost
-/// `2d = d²` exponentials per order and the kernel skips `Pair`'s tables; at `d = 4` both routes
-/// measured the same time, at `d = 8` the factorised sum (`2d` exponentials per order against `d²`) is
-/// 2× ahead (docs/PERFORMANCE.md, "curves19").
-pub const SMALL_PETZ_CURVE_MAX: usize = 2;
+/// Largest dimension at which a Petz α-curve (`Backend::Auto`, decomposed states) takes the kernel
+/// (`SmallPair::petz_curve`: the factorised sum on the stack, four orders per chunk, each value the
+/// single call's bit for bit) instead of `Pair`'s heap tables: every dimension of the kernel
+/// (docs/PERFORMANCE.md, "curves22"; before, `d ≤ 2` and the `d²` terms).
+pub const SMALL_PETZ_CURVE_MAX: usize = SMALL_PAIR_MAX;
 
 /// One state's decomposition on the stack: eigenvalues ascending, eigenvectors as columns, the
 /// zero threshold `τ(d, λ_max)`.
@@ -423,14 +416,14 @@ impl<const N: usize> SmallPair<N> {
         }
     }
 
-    /// Petz `D̄_α` (Umegaki at α = 1, the Petz limit at ∞): up to [`SMALL_PETZ_TERMS_MAX`] from
-    /// the Nussbaum–Szkoła terms; above, `Pair`'s route on the stack — the factorised sum
-    /// ([`PetzStack`]) at finite orders `≠ 1`, the terms where it declines and at 1 and ∞.
+    /// Petz `D̄_α` (Umegaki at α = 1, the Petz limit at ∞): `Pair`'s route on the stack — the
+    /// factorised sum ([`PetzStack`]) at finite orders `≠ 1`, the Nussbaum–Szkoła terms where it
+    /// declines and at 1 and ∞.
     pub(crate) fn petz(&self, alpha: f64) -> Option<f64> {
         if alpha > 1.0 && !self.supported {
             return Some(f64::INFINITY);
         }
-        if N > SMALL_PETZ_TERMS_MAX && alpha.is_finite() && alpha != 1.0 {
+        if alpha.is_finite() && alpha != 1.0 {
             if let Some(v) = self.petz_factorised().renyi(alpha) {
                 return Some(v);
             }
@@ -439,11 +432,10 @@ impl<const N: usize> SmallPair<N> {
         Some(normalised_mean(&mut terms[..len], alpha))
     }
 
-    /// Umegaki `D(ρ‖σ)`: up to [`SMALL_PETZ_TERMS_MAX`] the terms' mean at α = 1 ([`Self::petz`]);
-    /// above, `Pair::umegaki`'s route — the factorised sum when `supp ρ ⊆ supp σ` and it is finite,
-    /// else the terms.
+    /// Umegaki `D(ρ‖σ)`: `Pair::umegaki`'s route — the factorised sum when `supp ρ ⊆ supp σ` and
+    /// it is finite, else the terms.
     pub(crate) fn umegaki(&self) -> f64 {
-        if N > SMALL_PETZ_TERMS_MAX && self.supported {
+        if self.supported {
             if let Some(v) = self.petz_factorised().umegaki() {
                 return v;
             }
@@ -492,32 +484,46 @@ impl<const N: usize> SmallPair<N> {
         PetzStack::new(lambda, r, ln_mu, s, ot, kernel_mass)
     }
 
-    /// A Petz curve (`None` above [`SMALL_PETZ_CURVE_MAX`]): the terms once, then per order the
-    /// Rényi mean of [`RenyiMeans`] — bit-identical to [`Self::petz`] at each order
-    /// (docs/divergences.md, "renyi_mean_curve").
-    pub(crate) fn petz_curve(&self, alphas: &[f64]) -> Option<Vec<f64>> {
-        if N > SMALL_PETZ_CURVE_MAX {
-            return None;
+    /// A Petz curve: [`Self::petz`] at every order, bit for bit — the factorised sum's data once,
+    /// its far form [`CURVE_LANES`] orders at a time ([`PetzStack::renyi_chunk`]), the terms where
+    /// it declines and at 1 and ∞ (docs/divergences.md, "petz_curve_lanes").
+    pub(crate) fn petz_curve(&self, alphas: &[f64]) -> Vec<f64> {
+        let factors = self.petz_factorised();
+        let mut out = vec![f64::NAN; alphas.len()];
+        // the orders waiting for a chunk: (index, α)
+        let mut pending = [(0usize, 0.0f64); CURVE_LANES];
+        let mut len = 0;
+        let flush = |pending: &[(usize, f64)], out: &mut [f64]| {
+            let last = pending[pending.len() - 1].1;
+            let a = std::array::from_fn(|l| pending.get(l).map_or(last, |p| p.1));
+            for (&(c, a), v) in pending.iter().zip(factors.renyi_chunk(a)) {
+                out[c] = v.unwrap_or_else(|| self.petz_terms_mean(a));
+            }
+        };
+        for (c, &a) in alphas.iter().enumerate() {
+            if a > 1.0 && !self.supported {
+                out[c] = f64::INFINITY;
+            } else if a.is_finite() && a != 1.0 {
+                pending[len] = (c, a);
+                len += 1;
+                if len == CURVE_LANES {
+                    flush(&pending, &mut out);
+                    len = 0;
+                }
+            } else {
+                out[c] = self.petz_terms_mean(a);
+            }
         }
+        if len > 0 {
+            flush(&pending[..len], &mut out);
+        }
+        out
+    }
+
+    /// The Rényi mean of the normalised Nussbaum–Szkoła terms at `alpha`.
+    fn petz_terms_mean(&self, alpha: f64) -> f64 {
         let (mut terms, len) = self.petz_terms();
-        let terms = &mut terms[..len];
-        let total: f64 = terms.iter().map(|(w, _)| w.max(0.0)).sum();
-        if total > 0.0 {
-            terms.iter_mut().for_each(|(w, _)| *w /= total);
-        }
-        let means = RenyiMeans::new(terms);
-        Some(
-            alphas
-                .iter()
-                .map(|&a| {
-                    if a > 1.0 && !self.supported {
-                        f64::INFINITY
-                    } else {
-                        means.at(a)
-                    }
-                })
-                .collect(),
-        )
+        normalised_mean(&mut terms[..len], alpha)
     }
 
     /// The unnormalised Nussbaum–Szkoła terms `(λ_i O_ij, ln λ_i − ln μ_j)` over overlaps above
@@ -726,7 +732,7 @@ impl<const N: usize> SmallPair<N> {
     pub(crate) fn renyi(&self, family: Family, alpha: f64) -> Result<Option<f64>> {
         match family {
             Family::Petz => Ok(self.petz(alpha)),
-            // `Pair::sandwiched` at 1 is `Pair::umegaki` (the terms' mean up to SMALL_PETZ_TERMS_MAX)
+            // `Pair::sandwiched` at 1 is `Pair::umegaki`
             Family::Sandwiched if alpha == 1.0 => Ok(Some(self.umegaki())),
             Family::Sandwiched if alpha == f64::INFINITY => self.maximal(alpha),
             Family::Sandwiched => self.sandwiched(alpha, None),
@@ -883,10 +889,9 @@ pub(super) fn fidelity(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<Opt
 
 /// An α-curve of `family` by the small-pair kernel: sandwiched — `ρ'` once, one `d × d` Jacobi
 /// solve per order `α > 1`; maximal — the reduction once, `O(d)` per order `α ≥ 1`; `other`
-/// answers the orders the kernel declines on `Pair`'s route; Petz (`d ≤` [`SMALL_PETZ_CURVE_MAX`]) — the
-/// `d²` terms once, then per order the Rényi mean, bit-identical to the single calls
-/// ([`RenyiMeans`]). `None` when the kernel does not apply (Petz above [`SMALL_PETZ_CURVE_MAX`]: `Pair`'s
-/// factorised sum).
+/// answers the orders the kernel declines on `Pair`'s route; Petz — the factorised sum's data
+/// once, four orders per chunk, bit-identical to the single calls (`SmallPair::petz_curve`).
+/// `None` when the kernel does not apply.
 pub(super) fn curve(
     rho: &DensityMatrix,
     sigma: &DensityMatrix,
@@ -897,13 +902,10 @@ pub(super) fn curve(
     if !applies(rho, sigma) || !sandwiched_applies(rho, family) {
         return Ok(None);
     }
-    if family == Family::Petz && rho.dim() > SMALL_PETZ_CURVE_MAX {
-        return Ok(None);
-    }
     with_small_dim!(rho.dim(), N => {
         let pair = pair_of::<N>(rho, sigma)?;
         if family == Family::Petz {
-            return Ok(pair.petz_curve(alphas));
+            return Ok(Some(pair.petz_curve(alphas)));
         }
         if family == Family::Sandwiched {
             return pair.sandwiched_curve(alphas, other).map(Some);

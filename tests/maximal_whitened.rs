@@ -9,7 +9,7 @@ mod common;
 use common::*;
 use ndarray::Array2;
 use num_complex::Complex64;
-use qrenyi::divergence::whitened::{maximal_whitened, WHITENED_MAX};
+use qrenyi::divergence::whitened::maximal_whitened;
 use qrenyi::divergence::{accuracy, Check, Family, Pair};
 use qrenyi::spectral::Backend;
 use qrenyi::state::{DensityMatrix, Tolerance};
@@ -207,7 +207,6 @@ fn maximal_whitened_matches_eigen_route() {
     }
     eprintln!("whitened route taken at {taken} of {total} orders");
     assert!(taken * 10 >= total * 7, "taken {taken} of {total}");
-    assert!(WHITENED_MAX >= 16);
 }
 
 /// `maximal_whitened_properties`: on random full-rank pairs through the whitened route, data

@@ -237,7 +237,14 @@ fn states_direct(
         Kind::Renyi(Family::Petz) | Kind::Renyi(Family::Maximal)
     ) && !ps.is_empty()
         && ps.iter().all(|&a| a == 2.0);
-    let checks = if order_two {
+    // maximal at finite orders ≥ 1: the whitened route (docs/divergences.md, "maximal_whitened")
+    // decomposes neither state; where it declines the pair decomposes them then
+    let whitened = kind == Kind::Renyi(Family::Maximal)
+        && !ps.is_empty()
+        && ps.iter().all(|&a| a >= 1.0 && a.is_finite())
+        && r.nrows() <= qrenyi::divergence::whitened::WHITENED_MAX
+        && (ps.len() == 1 || r.nrows() >= qrenyi::divergence::whitened::WHITENED_CURVE_FROM);
+    let checks = if order_two || whitened {
         (Check::Cholesky, Check::Cholesky)
     } else {
         (rho_check, Check::Decomposed)

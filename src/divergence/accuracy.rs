@@ -68,16 +68,34 @@ pub fn error_bound(pair: &Pair, family: Family, alpha: f64, value: f64) -> Resul
     if !value.is_finite() {
         return Ok(0.0);
     }
-    let d = pair.rho().dim() as f64;
+    let d = pair.rho().dim();
     let kappa = support_condition(pair.rho())?.max(support_condition(pair.sigma())?);
-    let eta = 16.0 * d * EPS * kappa;
-    let size = 1.0 + value.abs();
-    let algorithm = 64.0 * d * EPS * size;
     let petz_overlap = if family == Family::Petz && alpha > 2.0 && alpha.is_finite() {
         petz_weight(pair, alpha, value)?
     } else {
         1.0
     };
+    let rotation = if family == Family::Sandwiched {
+        support_rotation(pair, alpha, value)?
+    } else {
+        0.0
+    };
+    Ok(documented_bound(d, kappa, alpha, value, petz_overlap) + rotation)
+}
+
+/// The sensitivity and algorithmic parts of [`error_bound`] (everything but the support-rotation
+/// term) for dimension `d`, condition number `kappa = max(κ(ρ), κ(σ))` and the Petz factor
+/// `petz_overlap` (1 elsewhere): increasing in `kappa`, so a lower bound of κ gives a lower bound
+/// of the documented bound (the whitened maximal route's decision, `whitened.rs`). `+∞` values
+/// get 0.
+pub fn documented_bound(d: usize, kappa: f64, alpha: f64, value: f64, petz_overlap: f64) -> f64 {
+    if !value.is_finite() {
+        return 0.0;
+    }
+    let d = d as f64;
+    let eta = 16.0 * d * EPS * kappa;
+    let size = 1.0 + value.abs();
+    let algorithm = 64.0 * d * EPS * size;
     let sensitivity = if alpha == f64::INFINITY {
         2.0 * eta
     } else {
@@ -89,12 +107,7 @@ pub fn error_bound(pair: &Pair, family: Family, alpha: f64, value: f64) -> Resul
             num * eta * (size + kappa.ln()) / 0.25
         }
     };
-    let rotation = if family == Family::Sandwiched {
-        support_rotation(pair, alpha, value)?
-    } else {
-        0.0
-    };
-    Ok(sensitivity + rotation + algorithm)
+    sensitivity + algorithm
 }
 
 /// Rotated supports evaluated by [`support_rotation`].

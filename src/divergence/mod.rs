@@ -28,6 +28,7 @@ pub mod order_two;
 mod petz;
 mod quantum;
 pub mod small;
+pub mod whitened;
 
 pub use device::sandwiched_from_matrices;
 pub use difference::{difference_from_matrices, Difference};

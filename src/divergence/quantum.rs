@@ -11,7 +11,10 @@
 //! * **Maximal** — with `T = σ^{−1/2} ρ σ^{−1/2} = Σ t_k |v_k⟩⟨v_k|` on `supp σ` and
 //!   `w_k = ⟨v_k|σ|v_k⟩`, `Tr σ^{1/2} T^α σ^{1/2} = Σ_k w_k t_k^α`: the classical pair
 //!   `(w_k t_k, w_k)` (Matsumoto 2018; seed 000, proof of Theorem 22). Cached: one decomposition of
-//!   `T`; then `O(d)` per α. For α < 1 and `supp ρ ⊄ supp σ` only the part of `ρ` absolutely
+//!   `T`; then `O(d)` per α. At finite α ≥ 1 on undecomposed states (`d ≤ 16`) first the
+//!   Cholesky-whitened route (`whitened.rs`: `T = L⁻¹ρL⁻†`, no decomposition of ρ or σ) where its
+//!   a-posteriori bound certifies the order (`Pair::maximal_whitened`).
+//!   For α < 1 and `supp ρ ⊄ supp σ` only the part of `ρ` absolutely
 //!   continuous w.r.t. `σ` (Ando's Lebesgue decomposition: the Schur complement
 //!   `ρ_ss − ρ_sk ρ_kk⁺ ρ_ks` in σ's eigenbasis) enters (Hiai & Mosonyi, Rev. Math. Phys. 29 (2017)).
 //! * **Sandwiched** — in σ's eigenbasis `ρ' = V†ρV` (cached, two zgemms),
@@ -60,6 +63,8 @@ pub struct Pair<'a> {
     direct: OnceCell<Option<DirectSandwiched>>,
     /// Petz/maximal `D_2` by the Cholesky route (`None` inside: it declined for this pair).
     order_two: OnceCell<Option<f64>>,
+    /// The whitened maximal reduction (`None` inside: it does not apply to this pair).
+    whitened: OnceCell<Option<super::whitened::Whitened>>,
     /// `W` and `ρ'` in GPU memory when ρ's backend runs this dimension on the GPU.
     device: DeviceCache,
 }
@@ -180,6 +185,7 @@ impl<'a> Pair<'a> {
             maximal_graded: OnceCell::new(),
             direct: OnceCell::new(),
             order_two: OnceCell::new(),
+            whitened: OnceCell::new(),
             device: DeviceCache::default(),
         })
     }
@@ -686,6 +692,11 @@ impl<'a> Pair<'a> {
                 return Ok(v);
             }
         }
+        if family == Family::Maximal {
+            if let Some(v) = self.maximal_whitened(&[alpha])? {
+                return Ok(v[0]);
+            }
+        }
         if family != Family::Sandwiched {
             self.decompose_both();
         }
@@ -720,6 +731,9 @@ impl<'a> Pair<'a> {
             }
             Family::Sandwiched => self.sandwiched_curve(alphas),
             Family::Maximal => {
+                if let Some(v) = self.maximal_whitened(alphas)? {
+                    return Ok(v);
+                }
                 self.decompose_both();
                 let other = |a| self.maximal(a);
                 if let Some(v) = super::small::curve(self.rho, self.sigma, family, alphas, other)? {
@@ -743,6 +757,52 @@ impl<'a> Pair<'a> {
         }
         let v = super::order_two::order_two_cholesky(self.rho, self.sigma)?;
         Ok(*self.order_two.get_or_init(|| v))
+    }
+
+    /// Maximal `D̂_α` at every order of `alphas` by the whitened route
+    /// ([`super::whitened::Whitened`], docs/divergences.md "maximal_whitened"), or `None` — the
+    /// eigen route for all of them — where it does not apply (the pair's decompositions exist
+    /// already, `super::whitened::applies` fails, σ is not certified of full rank) or its
+    /// a-posteriori bound exceeds the documented bound at some order (every order finite and
+    /// `≥ 1`; one route per curve, so a curve is monotone in α like either route's; curves of more
+    /// than one order from `super::whitened::WHITENED_CURVE_FROM`).
+    fn maximal_whitened(&self, alphas: &[f64]) -> Result<Option<Vec<f64>>> {
+        if alphas.is_empty() || !alphas.iter().all(|&a| a >= 1.0 && a.is_finite()) {
+            return Ok(None);
+        }
+        if alphas.len() > 1 && self.rho.dim() < super::whitened::WHITENED_CURVE_FROM {
+            return Ok(None);
+        }
+        let reduction = match self.whitened.get() {
+            Some(r) => r,
+            None => {
+                if self.basis.get().is_some() || !super::whitened::applies(self.rho, self.sigma) {
+                    return Ok(None);
+                }
+                let r = super::whitened::maximal_whitened(self.rho, self.sigma)?;
+                self.whitened.get_or_init(|| r)
+            }
+        };
+        let Some(w) = reduction else {
+            return Ok(None);
+        };
+        Ok(alphas.iter().map(|&a| w.certified(a)).collect())
+    }
+
+    /// Whether the whitened maximal route answers order `alpha` for this pair (tests).
+    #[doc(hidden)]
+    pub fn maximal_whitened_probe(
+        &self,
+        alpha: f64,
+    ) -> Result<Option<super::whitened::WhitenedOrder>> {
+        if self.maximal_whitened(&[alpha])?.is_none() && self.whitened.get().is_none() {
+            return Ok(None);
+        }
+        Ok(self
+            .whitened
+            .get()
+            .and_then(|r| r.as_ref())
+            .map(|w| w.order(alpha)))
     }
 
     /// Umegaki relative entropy `D(ρ‖σ) = Tr ρ(ln ρ − ln σ)` (the α → 1 limit of Petz and

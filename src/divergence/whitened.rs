@@ -1,0 +1,569 @@
+//! The maximal (geometric) family by Cholesky whitening, without an eigendecomposition of σ
+//! (docs/divergences.md, "maximal_whitened").
+//!
+//! With `σ = LL†` and `T = L⁻¹ρL⁻† = Σ_k t_k u_k u_k†`, `U = σ^{−1/2}L` is unitary, so
+//! `σ^{−1/2}ρσ^{−1/2} = UTU†` and `Q̂_α = Tr σ(σ^{−1/2}ρσ^{−1/2})^α = Σ_k w_k t_k^α` with
+//! `w_k = ‖L u_k‖²`: the classical pair `(w_k t_k, w_k)` of `Pair`'s maximal reduction, from one
+//! Cholesky factorisation, one triangular inverse, two triangular products and **one**
+//! eigendecomposition (of `T`) instead of three (ρ, σ and `T`).
+//!
+//! The route answers an order only where its a-posteriori bound ([`Whitened::route_bound`]: the
+//! factorisation's and the products' backward errors as a relative change of σ, with `‖L⁻¹‖`
+//! from the computed inverse; the eigensolver's backward error through the first-order change of
+//! `D̂_α`; the weights' rounding) is at most the documented bound
+//! ([`super::accuracy::documented_bound`]) evaluated with a certified *lower* bound of the
+//! condition number — so the documented bound of the value covers it. Elsewhere (α < 1, α = ∞,
+//! σ not certified of full rank, the bound too large) it declines and the eigen route runs.
+
+// Index loops: the kernels read entries `m[i][j]` and their mirrors `m[j][i]` together.
+#![allow(clippy::needless_range_loop)]
+
+use super::order_two::certificate_shift;
+use super::renyi_mean;
+use crate::error::Result;
+use crate::spectral::small::{eigh_small, with_small_dim, zeros, Mat};
+use crate::spectral::EPS;
+use crate::state::DensityMatrix;
+use num_complex::Complex64;
+
+/// Largest dimension of the whitened route (its arrays live on the stack, the eigensolve is
+/// `spectral::small::eigh_small`).
+pub const WHITENED_MAX: usize = 16;
+
+/// Smallest dimension at which an α-curve (more than one order) takes the whitened route: its
+/// per-order work (`d` exponentials for the bound beside the Rényi mean's) outweighs the saved
+/// decompositions below. Measured (16 orders, Python, raw matrices, one BLAS thread, against the
+/// eigen route in the same run): 0.90× at d = 4, 0.99× at d = 8, 1.08× at d = 16
+/// (docs/PERFORMANCE.md, "whiten22").
+pub const WHITENED_CURVE_FROM: usize = 9;
+
+/// Power-iteration steps of the condition-number lower bounds (each `O(d²)`).
+const POWER_STEPS: usize = 3;
+
+/// The α-independent data of the whitened route: the eigenvalues `t_k` of `T = L⁻¹ρL⁻†`
+/// (ascending), the weights `w_k = ‖L u_k‖²` and the parts of the a-posteriori bound.
+#[derive(Clone, Debug)]
+pub struct Whitened {
+    t: Vec<f64>,
+    w: Vec<f64>,
+    /// The Rényi-mean terms `(w_k t_k / Σ w t, ln t_k)` over `t_k > 0` (the value at every order).
+    terms: Vec<(f64, f64)>,
+    /// `ln t_k` (−∞ for `t_k ≤ 0`), `ln t_max`, `Σ w_k t_k`, `Σ w_k`, the spread
+    /// `max ln t − min ln t` over `t_k > 0`.
+    ln_t: Vec<f64>,
+    ln_tmax: f64,
+    q1: f64,
+    sum_w: f64,
+    spread: f64,
+    /// Relative backward error of σ from the factorisation and the two triangular products:
+    /// `3 γ_{d+1} ‖|L||L|†‖_∞ ‖L⁻¹‖²` (`‖L⁻¹‖²` bounded above by `min(‖X‖₁‖X‖_∞, ‖X‖_F²)`).
+    eta_sigma: f64,
+    /// Absolute backward error of the eigensolve of `T`: `d ε max_k |t_k|`.
+    delta: f64,
+    /// Relative error of the weights `w_k`.
+    omega: f64,
+    /// A certified lower bound of `κ(σ)` (power iterations on `σ` and `L⁻†L⁻¹`).
+    kappa_lower: f64,
+    d: usize,
+}
+
+/// A-posteriori parts of one order (tests and the decision).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WhitenedOrder {
+    /// The value `D̂_α` of the whitened route.
+    pub value: f64,
+    /// The route's a-posteriori bound ([`Whitened::route_bound`]).
+    pub bound: f64,
+    /// The documented bound with the certified lower bound of κ (the route answers where
+    /// `bound ≤ documented`).
+    pub documented: f64,
+}
+
+impl Whitened {
+    /// `D̂_α` at a finite `α ≥ 1` from the cached reduction: the Rényi mean of
+    /// `(w_k t_k / Σ w t, ln t_k)` over `t_k > 0` (Belavkin–Staszewski at α = 1).
+    pub fn value(&self, alpha: f64) -> f64 {
+        renyi_mean(&self.terms, alpha)
+    }
+
+    /// The route's a-posteriori bound on `|D̂_α(computed) − D̂_α(ρ‖σ)|` (docs/divergences.md,
+    /// "maximal_whitened"), `+∞` where it cannot be given (α < 1, α = ∞, an unresolved `t_k` at
+    /// α = 1). Cost `O(d)` (`2d` powers).
+    pub fn route_bound(&self, alpha: f64, value: f64) -> f64 {
+        if !(alpha >= 1.0 && alpha.is_finite() && value.is_finite()) {
+            return f64::INFINITY;
+        }
+        let (q1, lm) = (self.q1, self.ln_tmax);
+        if !(q1 > 0.0 && lm.is_finite()) {
+            return f64::INFINITY;
+        }
+        let am1 = alpha - 1.0;
+        // e_k = (t_k/t_max)^{α−1}; Q_α/t_max^α = Σ w e_k t_k/t_max (no overflow at large α)
+        let tmax = lm.exp();
+        let mut qs = 0.0;
+        let mut e = vec![0.0; self.t.len()];
+        for k in 0..self.t.len() {
+            if self.t[k] > 0.0 {
+                e[k] = (am1 * (self.ln_t[k] - lm)).exp();
+                qs += self.w[k].max(0.0) * e[k] * (self.t[k] / tmax);
+            }
+        }
+        if !(qs > 0.0 && qs.is_finite()) {
+            return f64::INFINITY;
+        }
+        // g(ξ) = f'(ξ)/Q_α − 1/Q_1 (f = t^α; at α = 1 the limit (1 + ln ξ − D)/Q_1), monotone in
+        // ξ: c_k = max |g| at t_k ± δ, with (1 + δ/t)^{α−1} ≤ e^{(α−1)δ/t} and
+        // (1 − δ/t)^{α−1} ≥ 1 − max(α − 1, 1) δ/t (Bernoulli)
+        let scale = alpha / (tmax * qs);
+        let mut sum_wc = 0.0;
+        for k in 0..self.t.len() {
+            let (t, w) = (self.t[k], self.w[k].max(0.0) * (1.0 + self.omega));
+            let (lo, hi) = (t - self.delta, t + self.delta);
+            let c = if alpha == 1.0 {
+                if lo > 0.0 {
+                    let g = |x: f64| (1.0 + x.ln() - value) / q1;
+                    g(lo).abs().max(g(hi).abs())
+                } else {
+                    f64::INFINITY
+                }
+            } else {
+                // f'(ξ)/Q_α at lo and hi
+                let (flo, fhi) = if t > 0.0 && lo > 0.0 {
+                    let r = self.delta / t;
+                    let up = (am1 * r).exp();
+                    let down = (1.0 - am1.max(1.0) * r).max(0.0);
+                    (scale * e[k] * down, scale * e[k] * up)
+                } else {
+                    (0.0, scale * (hi.max(0.0) / tmax).powf(am1))
+                };
+                (flo - 1.0 / q1).abs().max((fhi - 1.0 / q1).abs())
+            };
+            sum_wc += w.sqrt() * c;
+        }
+        let sum_w = self.sum_w * (1.0 + self.omega);
+        let gap = if alpha == 1.0 { 1.0 } else { am1 };
+        let eigen = 2.0 * self.delta * sum_w.sqrt() * sum_wc / gap;
+        // weights: ln p_k moved by ≤ ω changes the Rényi mean by ≤ ω·Σ|π − p|/|α − 1|
+        let weights = if alpha == 1.0 {
+            self.omega * self.spread
+        } else {
+            self.omega * (am1 * self.spread).exp_m1().min(2.0) / am1
+        };
+        let algorithm = 64.0 * self.d as f64 * EPS * (1.0 + value.abs());
+        let total = self.eta_sigma + eigen + weights + algorithm;
+        if total.is_nan() {
+            f64::INFINITY
+        } else {
+            total
+        }
+    }
+
+    /// The value, the route's bound and the documented bound at the certified κ lower bound.
+    pub fn order(&self, alpha: f64) -> WhitenedOrder {
+        let value = self.value(alpha);
+        let documented =
+            super::accuracy::documented_bound(self.d, self.kappa_lower, alpha, value, 1.0);
+        WhitenedOrder {
+            value,
+            bound: self.route_bound(alpha, value),
+            documented,
+        }
+    }
+
+    /// `D̂_α` where the route's bound is within the documented one (`None`: the eigen route).
+    pub fn certified(&self, alpha: f64) -> Option<f64> {
+        let o = self.order(alpha);
+        (o.bound <= o.documented).then_some(o.value)
+    }
+}
+
+/// Whether the whitened route may run for the pair: the conditions of the order-two Cholesky route
+/// (`order_two::applies`: `Backend::Auto` on the host, not both states decomposed, ρ PSD to
+/// rounding) and `d ≤` [`WHITENED_MAX`].
+pub(crate) fn applies(rho: &DensityMatrix, sigma: &DensityMatrix) -> bool {
+    rho.dim() <= WHITENED_MAX && super::order_two::applies(rho, sigma)
+}
+
+/// The whitened reduction of a pair of validated states (`None`: σ not certified of full rank —
+/// its factorisation fails, or the bound `λ_min(σ) ≥ 1/‖L̂⁻¹‖² − γ_{d+1}‖|L̂||L̂|†‖` from the computed
+/// factor falls below [`certificate_shift`], the order-two route's certificate — or `d >`
+/// [`WHITENED_MAX`]).
+pub fn maximal_whitened(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<Option<Whitened>> {
+    let d = rho.dim();
+    if d != sigma.dim() || d == 0 || d > WHITENED_MAX {
+        return Ok(None);
+    }
+    with_small_dim!(d, N => {
+        let (r, s) = (rho.matrix(), sigma.matrix());
+        let mut rm = zeros::<N>();
+        let mut sm = zeros::<N>();
+        for i in 0..N {
+            for j in 0..N {
+                rm[i][j] = r[[i, j]];
+                sm[i][j] = s[[i, j]];
+            }
+        }
+        whitened_small::<N>(&rm, &sm)
+    }, _ => Ok(None))
+}
+
+/// The lower Cholesky factor of `A + shift·I` (row-major, lower triangle; `A` Hermitian, its lower
+/// triangle read), `None` at a non-positive or non-finite pivot.
+fn cholesky<const N: usize>(a: &Mat<N>, shift: f64) -> Option<Mat<N>> {
+    let mut l = zeros::<N>();
+    for j in 0..N {
+        let mut pivot = a[j][j].re + shift;
+        for k in 0..j {
+            pivot -= l[j][k].norm_sqr();
+        }
+        if !(pivot > 0.0 && pivot.is_finite()) {
+            return None;
+        }
+        let root = pivot.sqrt();
+        l[j][j] = Complex64::new(root, 0.0);
+        let inv = 1.0 / root;
+        for i in (j + 1)..N {
+            let mut z = a[i][j];
+            for k in 0..j {
+                z -= l[i][k] * l[j][k].conj();
+            }
+            l[i][j] = z * inv;
+        }
+    }
+    Some(l)
+}
+
+/// Real and imaginary parts of an `N × N` complex matrix (row-major), so that the products'
+/// inner loops run over contiguous `f64` rows (vectorised).
+#[derive(Clone, Copy)]
+struct Split<const N: usize> {
+    re: [[f64; N]; N],
+    im: [[f64; N]; N],
+}
+
+impl<const N: usize> Split<N> {
+    fn zeroed() -> Self {
+        Split {
+            re: [[0.0; N]; N],
+            im: [[0.0; N]; N],
+        }
+    }
+}
+
+/// The whitening of [`whitened_small`]: `X = L⁻¹` (row by row, `LX = I`), `P = Xρ` and
+/// `T = PX†` (the lower triangle mirrored: exactly Hermitian), every inner loop an axpy over a
+/// contiguous row.
+#[inline(always)]
+fn whiten_body<const N: usize>(l: &Mat<N>, r: &Mat<N>) -> (Split<N>, Mat<N>) {
+    let mut x = Split::<N>::zeroed();
+    for i in 0..N {
+        let (mut ar, mut ai) = ([0.0; N], [0.0; N]);
+        for k in 0..i {
+            let (a, b) = (l[i][k].re, l[i][k].im);
+            let (xr, xi) = (&x.re[k], &x.im[k]);
+            for c in 0..N {
+                ar[c] += a * xr[c] - b * xi[c];
+                ai[c] += a * xi[c] + b * xr[c];
+            }
+        }
+        let inv = 1.0 / l[i][i].re;
+        for c in 0..i {
+            x.re[i][c] = -ar[c] * inv;
+            x.im[i][c] = -ai[c] * inv;
+        }
+        x.re[i][i] = inv;
+    }
+    let mut rr = [[0.0; N]; N];
+    let mut ri = [[0.0; N]; N];
+    for k in 0..N {
+        for j in 0..N {
+            rr[k][j] = r[k][j].re;
+            ri[k][j] = r[k][j].im;
+        }
+    }
+    // P = X ρ (X lower triangular)
+    let mut p = Split::<N>::zeroed();
+    for i in 0..N {
+        let (pr, pi) = (&mut p.re[i], &mut p.im[i]);
+        for k in 0..=i {
+            let (a, b) = (x.re[i][k], x.im[i][k]);
+            for j in 0..N {
+                pr[j] += a * rr[k][j] - b * ri[k][j];
+                pi[j] += a * ri[k][j] + b * rr[k][j];
+            }
+        }
+    }
+    // X† (upper triangular), rows contiguous
+    let mut hr = [[0.0; N]; N];
+    let mut hi = [[0.0; N]; N];
+    for k in 0..N {
+        for j in 0..N {
+            hr[k][j] = x.re[j][k];
+            hi[k][j] = -x.im[j][k];
+        }
+    }
+    // T = P X†
+    let mut t = zeros::<N>();
+    for i in 0..N {
+        let (mut tr, mut ti) = ([0.0; N], [0.0; N]);
+        for k in 0..N {
+            let (a, b) = (p.re[i][k], p.im[i][k]);
+            for j in 0..N {
+                tr[j] += a * hr[k][j] - b * hi[k][j];
+                ti[j] += a * hi[k][j] + b * hr[k][j];
+            }
+        }
+        for j in 0..i {
+            let z = Complex64::new(tr[j], ti[j]);
+            t[i][j] = z;
+            t[j][i] = z.conj();
+        }
+        t[i][i] = Complex64::new(tr[i], 0.0);
+    }
+    (x, t)
+}
+
+/// The weights `w_k = ‖L u_k‖²` (`u` the eigenvectors as columns): `Y = LU` row by row, then the
+/// squared column norms.
+#[inline(always)]
+fn weights_body<const N: usize>(l: &Mat<N>, u: &Mat<N>) -> [f64; N] {
+    let mut ur = [[0.0; N]; N];
+    let mut ui = [[0.0; N]; N];
+    for j in 0..N {
+        for k in 0..N {
+            ur[j][k] = u[j][k].re;
+            ui[j][k] = u[j][k].im;
+        }
+    }
+    let mut w = [0.0; N];
+    for i in 0..N {
+        let (mut yr, mut yi) = ([0.0; N], [0.0; N]);
+        for j in 0..=i {
+            let (a, b) = (l[i][j].re, l[i][j].im);
+            for k in 0..N {
+                yr[k] += a * ur[j][k] - b * ui[j][k];
+                yi[k] += a * ui[j][k] + b * ur[j][k];
+            }
+        }
+        for k in 0..N {
+            w[k] += yr[k] * yr[k] + yi[k] * yi[k];
+        }
+    }
+    w
+}
+
+/// [`whiten_body`], compiled for AVX2 where the CPU has it (the same operations).
+fn whiten<const N: usize>(l: &Mat<N>, r: &Mat<N>) -> (Split<N>, Mat<N>) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if N >= 4 && std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            return unsafe { whiten_avx2(l, r) };
+        }
+    }
+    whiten_body(l, r)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn whiten_avx2<const N: usize>(l: &Mat<N>, r: &Mat<N>) -> (Split<N>, Mat<N>) {
+    whiten_body(l, r)
+}
+
+/// [`weights_body`], compiled for AVX2 where the CPU has it (the same operations).
+fn weights<const N: usize>(l: &Mat<N>, u: &Mat<N>) -> [f64; N] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if N >= 4 && std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            return unsafe { weights_avx2(l, u) };
+        }
+    }
+    weights_body(l, u)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn weights_avx2<const N: usize>(l: &Mat<N>, u: &Mat<N>) -> [f64; N] {
+    weights_body(l, u)
+}
+
+/// [`maximal_whitened`] on two (exactly Hermitian, validated) states' matrices as stack arrays —
+/// the entry point a stack route can call.
+pub(crate) fn whitened_small<const N: usize>(r: &Mat<N>, s: &Mat<N>) -> Result<Option<Whitened>> {
+    let tr_s: f64 = (0..N).map(|i| s[i][i].re).sum();
+    let tr_r: f64 = (0..N).map(|i| r[i][i].re).sum();
+    if !(tr_s > 0.0 && tr_r > 0.0 && tr_s.is_finite() && tr_r.is_finite()) {
+        return Ok(None);
+    }
+    let Some(l) = cholesky(s, 0.0) else {
+        return Ok(None);
+    };
+    let (x, t) = whiten(&l, r);
+    let n = N as f64;
+    let gamma = |m: f64| m * EPS / (1.0 - m * EPS);
+    // ‖|L||L|†‖_∞ = max_i Σ_k |L_ik| (Σ_j |L_jk|)
+    let mut colsum = [0.0; N];
+    for i in 0..N {
+        for k in 0..=i {
+            colsum[k] += l[i][k].norm();
+        }
+    }
+    let ll = (0..N)
+        .map(|i| (0..=i).map(|k| l[i][k].norm() * colsum[k]).sum::<f64>())
+        .fold(0.0f64, f64::max);
+    // ‖L⁻¹‖² ≤ min(‖X‖₁‖X‖_∞, ‖X‖_F²)
+    let (mut row_max, mut col, mut frob) = (0.0f64, [0.0; N], 0.0);
+    for i in 0..N {
+        let mut row = 0.0;
+        for k in 0..=i {
+            let a = x.re[i][k].hypot(x.im[i][k]);
+            row += a;
+            col[k] += a;
+            frob += a * a;
+        }
+        row_max = row_max.max(row);
+    }
+    let col_max = col.iter().copied().fold(0.0f64, f64::max);
+    let inv_sq_upper = (row_max * col_max).min(frob) * (1.0 + gamma(2.0 * n + 2.0));
+    // σ certified of full rank: λ_min(σ) ≥ 1/‖L̂⁻¹‖² − ‖E‖ with ‖E‖ ≤ γ_{d+1}‖|L||L|†‖ at least the
+    // order-two route's certificate shift (so the eigen route, too, finds σ of full rank)
+    let lambda_min_lower = 1.0 / inv_sq_upper - gamma(n + 1.0) * ll;
+    if !(lambda_min_lower >= certificate_shift(N, tr_s) && lambda_min_lower.is_finite()) {
+        return Ok(None);
+    }
+    let e = eigh_small::<N>(&t, true)?;
+    let wk = weights(&l, &e.vectors);
+    let eta_sigma = 3.0 * gamma(n + 1.0) * ll * inv_sq_upper;
+    let tabs = e.values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let delta = n * EPS * tabs;
+    let wmin = wk.iter().copied().fold(f64::INFINITY, f64::min);
+    let l_frob: f64 = (0..N)
+        .map(|i| (0..=i).map(|k| l[i][k].norm_sqr()).sum::<f64>())
+        .sum();
+    let omega = if wmin > 0.0 {
+        2.0 * gamma(n) * (l_frob / wmin).sqrt() + (2.0 * n + 2.0) * EPS
+    } else {
+        f64::INFINITY
+    };
+    let kappa_lower = kappa_lower_bound(s, &x);
+    let ln_t: Vec<f64> = e
+        .values
+        .iter()
+        .map(|&t| if t > 0.0 { t.ln() } else { f64::NEG_INFINITY })
+        .collect();
+    let (mut terms, mut q1, mut lo, mut hi) =
+        (Vec::with_capacity(N), 0.0, f64::INFINITY, f64::NEG_INFINITY);
+    for k in 0..N {
+        let (t, w) = (e.values[k], wk[k]);
+        if t > 0.0 && w > 0.0 {
+            terms.push((w * t, ln_t[k]));
+            q1 += w * t;
+            lo = lo.min(ln_t[k]);
+            hi = hi.max(ln_t[k]);
+        }
+    }
+    let terms = super::quantum::normalized(terms);
+    Ok(Some(Whitened {
+        terms,
+        ln_tmax: hi,
+        ln_t,
+        q1,
+        sum_w: wk.iter().map(|w| w.max(0.0)).sum(),
+        spread: (hi - lo).max(0.0),
+        t: e.values.to_vec(),
+        w: wk.to_vec(),
+        eta_sigma,
+        delta,
+        omega,
+        kappa_lower,
+        d: N,
+    }))
+}
+
+/// A certified lower bound of `κ(σ) = λ_max(σ) ‖L⁻¹‖²`: Rayleigh quotients after
+/// [`POWER_STEPS`] power steps on `σ` and on `X†X` (`X = L⁻¹`), each at most the norm it
+/// estimates (less a rounding margin), and `max_i σ_ii ≤ λ_max`.
+fn kappa_lower_bound<const N: usize>(s: &Mat<N>, x: &Split<N>) -> f64 {
+    let start = [Complex64::new(1.0 / (N as f64).sqrt(), 0.0); N];
+    let norm = |v: &[Complex64; N]| v.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+    // λ_max(σ)
+    let mut v = start;
+    let mut top = (0..N).map(|i| s[i][i].re).fold(0.0f64, f64::max);
+    for _ in 0..POWER_STEPS {
+        let mut y = [Complex64::new(0.0, 0.0); N];
+        for i in 0..N {
+            for j in 0..N {
+                y[i] += s[i][j] * v[j];
+            }
+        }
+        // Rayleigh quotient v†σv (‖v‖ = 1)
+        let rq: f64 = (0..N).map(|i| (v[i].conj() * y[i]).re).sum();
+        top = top.max(rq);
+        let m = norm(&y);
+        if !(m > 0.0 && m.is_finite()) {
+            break;
+        }
+        y.iter_mut().for_each(|z| *z /= m);
+        v = y;
+    }
+    // ‖X‖² ≥ ‖Xv‖² for unit v
+    let mut v = start;
+    let mut inv = 0.0f64;
+    for _ in 0..POWER_STEPS {
+        let mut xv = [Complex64::new(0.0, 0.0); N];
+        for i in 0..N {
+            for k in 0..=i {
+                xv[i] += Complex64::new(x.re[i][k], x.im[i][k]) * v[k];
+            }
+        }
+        inv = inv.max(xv.iter().map(|z| z.norm_sqr()).sum::<f64>());
+        let mut y = [Complex64::new(0.0, 0.0); N];
+        for i in 0..N {
+            for k in 0..=i {
+                y[k] += Complex64::new(x.re[i][k], -x.im[i][k]) * xv[i];
+            }
+        }
+        let m = norm(&y);
+        if !(m > 0.0 && m.is_finite()) {
+            break;
+        }
+        y.iter_mut().for_each(|z| *z /= m);
+        v = y;
+    }
+    // rounding of the quotients: relative (2N + 4)ε at most
+    let margin = 1.0 - (2.0 * N as f64 + 4.0) * EPS;
+    (top * inv * margin * margin).max(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// The unitary `U = σ^{−1/2}L` makes the whitened eigenvalues those of `σ^{−1/2}ρσ^{−1/2}`
+    /// and `Σ w_k = Tr σ`, `Σ w_k t_k = Tr ρ` (`maximal_whitened_identities`).
+    #[test]
+    fn maximal_whitened_identities() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(22);
+        for d in [2usize, 3, 5, 8, 16] {
+            let rho = DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap();
+            let sigma = DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap();
+            let wh = maximal_whitened(&rho, &sigma).unwrap().expect("full rank");
+            let sw: f64 = wh.w.iter().sum();
+            let swt: f64 = wh.w.iter().zip(&wh.t).map(|(w, t)| w * t).sum();
+            assert!((sw - 1.0).abs() < 1e-12, "d={d} Σw = {sw}");
+            assert!((swt - 1.0).abs() < 1e-10, "d={d} Σwt = {swt}");
+            let es = sigma.eigen().unwrap();
+            let half = es.power(-0.5);
+            let m = half.dot(rho.matrix()).dot(&half);
+            let em = crate::spectral::Eigen::compute(m.view(), sigma.backend()).unwrap();
+            for (a, b) in wh.t.iter().zip(em.values().iter()) {
+                assert!(
+                    (a - b).abs() <= 1e-10 * b.abs().max(1.0),
+                    "d={d}: {a} vs {b}"
+                );
+            }
+        }
+    }
+}

@@ -692,9 +692,14 @@ pub fn create_new(path: &Path) -> Result<std::fs::File> {
 /// Write `bytes` to a new file `path` atomically ([`create_atomically`]): fails if anything is
 /// already there; an error leaves no file behind, never a truncated one.
 pub fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
-    create_atomically(path, |tmp| {
-        std::fs::write(tmp, bytes).map_err(|e| Error::io(tmp, e))
-    })
+    create_filling(path, |tmp, file| write_all(tmp, file, bytes))
+}
+
+/// `bytes` into the temporary file through the handle that created it exclusively (never by its
+/// name, which a writer in the same directory could have replaced by a symbolic link meanwhile).
+fn write_all(tmp: &Path, mut file: std::fs::File, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    file.write_all(bytes).map_err(|e| Error::io(tmp, e))
 }
 
 /// A fresh name `dir/<stem><suffix>`, `dir/<stem>-1<suffix>`, `dir/<stem>-2<suffix>`, … that does
@@ -718,7 +723,23 @@ pub fn unique_path(dir: &Path, stem: &str, suffix: &str) -> PathBuf {
 /// the old file or the complete new one; a symbolic link at `path` is replaced, not followed. A
 /// file that a command now running read as an input (by this module's readers, inside an
 /// [`InputScope`]) is never replaced: an error.
+///
+/// `fill` writes by name (plot backends open the path themselves): in a directory other users may
+/// write to without the sticky bit, such a user could swap the temporary name for a link between
+/// its creation and `fill`; qrenyi's own byte writers ([`replace_with_bytes`], [`write_new`])
+/// write through the exclusive handle instead.
 pub fn replace_atomically(path: &Path, fill: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+    replace_filling(path, |tmp, file| {
+        drop(file);
+        fill(tmp)
+    })
+}
+
+/// [`replace_atomically`] with `fill` given the temporary file's exclusive handle too.
+fn replace_filling(
+    path: &Path,
+    fill: impl FnOnce(&Path, std::fs::File) -> Result<()>,
+) -> Result<()> {
     if is_input(path) {
         return Err(Error::io(
             path,
@@ -738,6 +759,17 @@ pub fn replace_atomically(path: &Path, fill: impl FnOnce(&Path) -> Result<()>) -
 /// file behind. On a file system without hard links the content is copied into the file created
 /// exclusively ([`create_new`]) instead (not atomic there).
 pub fn create_atomically(path: &Path, fill: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+    create_filling(path, |tmp, file| {
+        drop(file);
+        fill(tmp)
+    })
+}
+
+/// [`create_atomically`] with `fill` given the temporary file's exclusive handle too.
+fn create_filling(
+    path: &Path,
+    fill: impl FnOnce(&Path, std::fs::File) -> Result<()>,
+) -> Result<()> {
     through_temporary(path, fill, |tmp| match std::fs::hard_link(tmp, path) {
         Ok(()) => {
             let _ = std::fs::remove_file(tmp);
@@ -760,11 +792,11 @@ pub fn create_atomically(path: &Path, fill: impl FnOnce(&Path) -> Result<()>) ->
     })
 }
 
-/// `fill` a fresh temporary file beside `path`, sync it, then `publish` it; the temporary file is
-/// removed when anything fails.
+/// `fill` a fresh temporary file beside `path` (given its name and the handle that created it
+/// exclusively), sync it, then `publish` it; the temporary file is removed when anything fails.
 fn through_temporary(
     path: &Path,
-    fill: impl FnOnce(&Path) -> Result<()>,
+    fill: impl FnOnce(&Path, std::fs::File) -> Result<()>,
     publish: impl FnOnce(&Path) -> Result<()>,
 ) -> Result<()> {
     let dir = match path.parent() {
@@ -784,8 +816,8 @@ fn through_temporary(
         &format!("-{name}"),
     );
     // reserve the name exclusively before `fill` writes to it
-    drop(create_new(&tmp)?);
-    let result = fill(&tmp).and_then(|()| {
+    let file = create_new(&tmp)?;
+    let result = fill(&tmp, file).and_then(|()| {
         std::fs::File::open(&tmp)
             .and_then(|f| f.sync_all())
             .map_err(|e| Error::io(&tmp, e))?;
@@ -799,9 +831,7 @@ fn through_temporary(
 
 /// [`replace_atomically`] with the given bytes.
 pub fn replace_with_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
-    replace_atomically(path, |tmp| {
-        std::fs::write(tmp, bytes).map_err(|e| Error::io(tmp, e))
-    })
+    replace_filling(path, |tmp, file| write_all(tmp, file, bytes))
 }
 
 /// Register the bundled Ubuntu Light font (from `epaint_default_fonts`) as plotters' `sans-serif`,

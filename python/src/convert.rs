@@ -167,11 +167,19 @@ fn check_objects(what: &str, a: &Bound<'_, numpy::PyUntypedArray>, complex: bool
         .cast::<PyArrayDyn<Py<PyAny>>>()
         .map_err(|_| parse_error(what, "an object array numpy cannot view"))?;
     let py = a.py();
-    // SAFETY: read with the GIL held, without calling back into Python while the view lives
-    // except for `repr`/`isinstance` of single entries (which cannot resize this array: it is
-    // ours, or the caller's and only read)
-    let view = unsafe { a.as_array() };
-    for (index, x) in view.indexed_iter() {
+    // Owned references first, with no Python code running while the view lives: the checks below
+    // call `repr` and `isinstance`, which run arbitrary Python (a `__repr__`, a `__class__`
+    // property) that could assign into or resize the caller's array and free an entry or the
+    // buffer under a borrowed view (review22).
+    let entries: Vec<(Vec<usize>, Py<PyAny>)> = {
+        // SAFETY: read with the GIL held; nothing in this block calls into Python (`clone_ref`
+        // only increments reference counts), so the array cannot change while the view lives
+        let view = unsafe { a.as_array() };
+        view.indexed_iter()
+            .map(|(i, x)| (ndarray::Dimension::slice(&i).to_vec(), x.clone_ref(py)))
+            .collect()
+    };
+    for (index, x) in &entries {
         let x = x.bind(py);
         if x.is_exact_instance_of::<PyFloat>() || x.is_exact_instance_of::<PyInt>() {
             continue;
@@ -196,10 +204,7 @@ fn check_objects(what: &str, a: &Bound<'_, numpy::PyUntypedArray>, complex: bool
             }
         };
         if let Some(why) = bad {
-            let at: Vec<String> = ndarray::Dimension::slice(&index)
-                .iter()
-                .map(|i| i.to_string())
-                .collect();
+            let at: Vec<String> = index.iter().map(|i| i.to_string()).collect();
             return Err(parse_error(
                 what,
                 format!(

@@ -1,7 +1,7 @@
-//! `e^x` and `ln x` on `L` lanes at once with the same numbers on every lane width and every CPU
+//! `e^x` (qrenyi's own) and `ln x` (the `libm` crate's) on `L` lanes at once with the same numbers on every lane width and every CPU
 //! (docs/divergences.md, "exp_lanes").
 //!
-//! Used by the small-pair Petz kernel (`petz::PetzStack`) so that an α-curve can evaluate four
+//! Used by the small-pair Petz kernel (`petz::PetzStack`) so that an α-curve can evaluate several
 //! orders per AVX2 register while a single call, one order on one lane, gets the same value bit for
 //! bit. Each lane runs the same IEEE operations in the same order (additions, multiplications,
 //! comparisons and integer bit operations only — no `mul_add`, and Rust contracts no `a·b + c`), so
@@ -100,69 +100,25 @@ fn pow2(k: f64) -> f64 {
     f64::from_bits((k + (SHIFTER + 1023.0)).to_bits() << 52)
 }
 
-/// fdlibm's (musl's) coefficients of `R(z) ≈ (ln((1+s)/(1−s)) − 2s)/s`, `z = s²`, `|s| ≤ 0.1716`
-/// (minimax, `|R − poly| < 2^{−58.45}`).
-const LG: [f64; 7] = [
-    f64::from_bits(0x3fe5_5555_5555_5593),
-    f64::from_bits(0x3fd9_9999_9997_fa04),
-    f64::from_bits(0x3fd2_4924_9422_9359),
-    f64::from_bits(0x3fcc_71c5_1d8e_78af),
-    f64::from_bits(0x3fc7_4664_96cb_03de),
-    f64::from_bits(0x3fc3_9a09_d078_c69f),
-    f64::from_bits(0x3fc2_f112_df3e_5244),
-];
-
 /// `ln x` (one lane of [`ln_lanes`]).
 #[inline(always)]
 pub fn ln(x: f64) -> f64 {
     ln_lanes([x])[0]
 }
 
-/// `ln x_l` for every lane `l`: fdlibm's `log` (musl's branch-free form), lane by lane with the same
-/// operations, so every lane width gives [`ln`]'s bits. `x = 2^k (1 + f)` with
-/// `√½ < 1 + f < √2` (integer operations on the bits), `s = f/(2 + f)`,
-/// `ln x = s(f²/2 + R(s²)) + k·ln2_lo − f²/2 + f + k·ln2_hi`; fdlibm's error analysis bounds it
-/// below 1 ulp (checked against mpmath: `tools/exp_lanes/check.py`). Subnormal `x` are scaled by
-/// `2⁵⁴` first; `ln 0 = −∞`, `ln(+∞) = +∞`, negative or NaN: NaN.
+/// `ln x_l` for every lane `l`: the `libm` crate's `log` (a pure-Rust port of musl's, the crate
+/// `privacy::rounding` already relies on: the same bits on every platform, documented error below
+/// 1 ulp) lane by lane, so every lane width and CPU gives [`ln`]'s bits. One logarithm per order in
+/// the Petz far form, against `2d` exponentials: no vector version is needed. Checked against
+/// mpmath by `tests/exp_lanes.rs` and `tools/exp_lanes/check.py`; `ln 0 = −∞`, `ln(+∞) = +∞`,
+/// negative or NaN: NaN.
 #[inline(always)]
 pub fn ln_lanes<const L: usize>(x: [f64; L]) -> [f64; L] {
     let mut out = [0.0; L];
     for l in 0..L {
-        out[l] = ln_lane(x[l]);
+        out[l] = libm::log(x[l]);
     }
     out
-}
-
-#[inline(always)]
-fn ln_lane(x: f64) -> f64 {
-    const TWO54: f64 = 18_014_398_509_481_984.0;
-    // 0x3ff00000 − 0x3fe6a09e in the high word: the mantissa range [√½, √2) maps onto one exponent
-    const OFFSET: u64 = (0x3ff0_0000 - 0x3fe6_a09e) << 32;
-    const BASE: u64 = 0x3fe6_a09e << 32;
-    let sub = x < f64::MIN_POSITIVE;
-    let y = if sub { x * TWO54 } else { x };
-    let u = y.to_bits().wrapping_add(OFFSET);
-    // k + 1023 in the exponent field, read as a double via 2⁵² + (k + 1023)
-    let dk = f64::from_bits((u >> 52) | 0x4330_0000_0000_0000) - (4_503_599_627_370_496.0 + 1023.0);
-    let dk = if sub { dk - 54.0 } else { dk };
-    let m = f64::from_bits((u & 0x000f_ffff_ffff_ffff).wrapping_add(BASE));
-    let f = m - 1.0;
-    let hfsq = 0.5 * f * f;
-    let s = f / (2.0 + f);
-    let z = s * s;
-    let w = z * z;
-    let t1 = w * (LG[1] + w * (LG[3] + w * LG[5]));
-    let t2 = z * (LG[0] + w * (LG[2] + w * (LG[4] + w * LG[6])));
-    let r = t2 + t1;
-    let v = s * (hfsq + r) + dk * LN2_LO - hfsq + f + dk * LN2_HI;
-    // special values: 0 → −∞, +∞ → +∞, negative or NaN → NaN
-    let v = if x == f64::INFINITY { x } else { v };
-    let v = if x == 0.0 { f64::NEG_INFINITY } else { v };
-    if x < 0.0 || x.is_nan() {
-        f64::NAN
-    } else {
-        v
-    }
 }
 
 #[cfg(test)]

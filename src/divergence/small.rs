@@ -10,7 +10,7 @@
 //! * Petz and Umegaki, `d ≤` [`SMALL_PAIR_MAX`]: `Pair`'s factorised sum on the stack
 //!   (`petz::PetzStack`, "petz_factorised_small") at finite orders `≠ 1` and for Umegaki, the `d²`
 //!   Nussbaum–Szkoła terms `(λ_i O_ij / W, ln λ_i − ln μ_j)` where it declines and at α = 1, ∞;
-//!   Petz curves by the same sum, four orders at a time ("petz_curve_lanes"), each value the
+//!   Petz curves by the same sum, eight orders at a time ("petz_curve_lanes"), each value the
 //!   single call's bit for bit;
 //! * the root fidelity: `Pair`'s SVD fast path with its a-posteriori bound (`small_fidelity`);
 //! * sandwiched, `α > 1`, `d ≤` [`SMALL_SANDWICHED_MAX`] (LAPACK's values-only solve is ahead
@@ -55,7 +55,7 @@ pub const SMALL_SANDWICHED_MAX: usize = 12;
 pub const SMALL_SPECTRAL_MAX: usize = 16;
 
 /// Largest dimension at which a Petz α-curve (`Backend::Auto`, decomposed states) takes the kernel
-/// (`SmallPair::petz_curve`: the factorised sum on the stack, four orders per chunk, each value the
+/// (`SmallPair::petz_curve`: the factorised sum on the stack, eight orders per chunk, each value the
 /// single call's bit for bit) instead of `Pair`'s heap tables: every dimension of the kernel
 /// (docs/PERFORMANCE.md, "curves22"; before, `d ≤ 2` and the `d²` terms).
 pub const SMALL_PETZ_CURVE_MAX: usize = SMALL_PAIR_MAX;
@@ -890,7 +890,7 @@ pub(super) fn fidelity(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<Opt
 /// An α-curve of `family` by the small-pair kernel: sandwiched — `ρ'` once, one `d × d` Jacobi
 /// solve per order `α > 1`; maximal — the reduction once, `O(d)` per order `α ≥ 1`; `other`
 /// answers the orders the kernel declines on `Pair`'s route; Petz — the factorised sum's data
-/// once, four orders per chunk, bit-identical to the single calls (`SmallPair::petz_curve`).
+/// once, eight orders per chunk, bit-identical to the single calls (`SmallPair::petz_curve`).
 /// `None` when the kernel does not apply.
 pub(super) fn curve(
     rho: &DensityMatrix,

@@ -13,8 +13,9 @@
 //! chain: (i) the pairs of a sweep in the round-robin (parallel) ordering, `⌈N/2⌉`-pair steps of
 //! disjoint pairs whose rotations are computed side by side from the same matrix and then applied
 //! one after the other (a rotation reads only its own `2 × 2` block, which the other rotations of
-//! its step leave unchanged; Luk & Park 1989: this ordering is equivalent to the cyclic-by-rows
-//! one, so the convergence theory is the same); (ii) the rotation from `r = √(δ² + 4|g|²)`,
+//! its step leave unchanged; Luk & Park 1989 prove the classical round-robin orderings equivalent
+//! to the cyclic-by-rows one — that this labelling is one of them is not checked, so convergence rests
+//! on the measured sweep counts and the 40-sweep cap, after which the caller's fallback answers); (ii) the rotation from `r = √(δ² + 4|g|²)`,
 //! `u = |δ| + r`, `k = √(2/(r u))` (`δ = a_qq − a_pp`, `g = a_pq`): `c = k u/2`,
 //! `s e^{iφ} = sign(δ) k g`, `t|g| = sign(δ) 2|g|²/u` — the same rotation as `eigh_fixed`'s
 //! `θ`, `t`, `c` formulas in exact arithmetic, two square roots and two divisions (one off the

@@ -273,8 +273,8 @@ impl Instance {
                         isometry.ncols().max(*d_out),
                         super::MAX_DIM,
                     )?;
-                    // k·d_out ≤ d_in·d_out ≤ MAX_DIM² rows (a Stinespring isometry of at most
-                    // d_in·d_out Kraus operators' worth)
+                    // k·d_out rows with k ≤ d_in·d_out Kraus operators: at most d_in·d_out² ≤
+                    // MAX_DIM³ rows
                     check_item_size(
                         name,
                         "channel's Stinespring isometry (rows)",

@@ -12,6 +12,7 @@ form's shifted sums 1e-250 … 16, near 1, and random positive doubles.
 """
 import json
 import math
+from fractions import Fraction
 import pathlib
 import random
 import struct
@@ -26,8 +27,14 @@ def bits(x):
 
 
 def nearest(v):
-    """The double nearest to the mpmath real v (mpmath rounds to nearest on conversion)."""
-    return float(mpmath.mpf(v))
+    """The double nearest to the mpmath real v, rounded once: float() of the exact binary fraction
+    (mpmath's own float() rounds twice for subnormal results, review22)."""
+    x = mpmath.mpf(v)
+    if not mpmath.isfinite(x) or x == 0:
+        return float(x)
+    sign, man, exp, _ = x._mpf_
+    q = Fraction(int(man)) * Fraction(2) ** int(exp)
+    return float(-q if sign else q)
 
 
 def main():

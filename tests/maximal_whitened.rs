@@ -196,6 +196,16 @@ fn maximal_whitened_matches_eigen_route() {
             if let Some(p) = pair.maximal_whitened_probe(alpha).unwrap() {
                 total += 1;
                 taken += usize::from(p.bound <= p.documented);
+                // where the probe certifies the order, `Pair::renyi` returns the whitened value
+                // itself (α = 2 goes to the order-two route first)
+                if p.bound <= p.documented && alpha != 2.0 {
+                    assert_eq!(
+                        v.to_bits(),
+                        p.value.to_bits(),
+                        "case {case} d={d} α={alpha}: renyi {v} is not the whitened {}",
+                        p.value
+                    );
+                }
             }
             let e = eigen.renyi(Family::Maximal, alpha).unwrap();
             let bound = accuracy::error_bound(&eigen, Family::Maximal, alpha, e).unwrap();
@@ -209,7 +219,8 @@ fn maximal_whitened_matches_eigen_route() {
     assert!(taken * 10 >= total * 7, "taken {taken} of {total}");
 }
 
-/// `maximal_whitened_properties`: on random full-rank pairs through the whitened route, data
+/// `maximal_whitened_properties`: on random full-rank pairs (single calls through the whitened
+/// route where it certifies the order; curves through it from `WHITENED_CURVE_FROM` = 9), data
 /// processing `D̂_α(Φρ‖Φσ) ≤ D̂_α(ρ‖σ)` under random channels (α ∈ [1, 2], where it holds) and
 /// monotonicity in α along a curve and across single calls, each up to the documented bounds.
 #[test]

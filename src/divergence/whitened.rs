@@ -8,8 +8,10 @@
 //! eigendecomposition (of `T`) instead of three (ρ, σ and `T`).
 //!
 //! The route answers an order only where its a-posteriori bound ([`Whitened::route_bound`]: the
-//! factorisation's and the products' backward errors as a relative change of σ, with `‖L⁻¹‖`
-//! from the computed inverse; the eigensolver's backward error through the first-order change of
+//! factorisation's backward error and — by a model, not a proof — the triangular inverse's residual
+//! and the products' forward errors as one relative change of σ, with `‖L⁻¹‖` from the computed
+//! inverse, and (another model, beyond α = 2, where a relative change of σ can move `D̂_α` by more
+//! than its size in the worst direction) its effect on `D̂_α` taken as at most that size; the eigensolver's backward error through the first-order change of
 //! `D̂_α`; the weights' rounding) is at most the documented bound
 //! ([`super::accuracy::documented_bound`]) evaluated with a certified *lower* bound of the
 //! condition number — so the documented bound of the value covers it. Elsewhere (α < 1, α = ∞,
@@ -432,7 +434,10 @@ pub(crate) fn whitened_small<const N: usize>(r: &Mat<N>, s: &Mat<N>) -> Result<O
     if !(lambda_min_lower >= certificate_shift(N, tr_s) && lambda_min_lower.is_finite()) {
         return Ok(None);
     }
-    let e = eigh_small::<N>(&t, true)?;
+    // the fixed-size solver's iteration cap: decline, the eigen route answers (review22b)
+    let Ok(e) = eigh_small::<N>(&t, true) else {
+        return Ok(None);
+    };
     let wk = weights(&l, &e.vectors);
     let eta_sigma = 3.0 * gamma(n + 1.0) * ll * inv_sq_upper;
     let tabs = e.values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
@@ -446,7 +451,9 @@ pub(crate) fn whitened_small<const N: usize>(r: &Mat<N>, s: &Mat<N>) -> Result<O
     } else {
         f64::INFINITY
     };
-    let kappa_lower = kappa_lower_bound(s, &x);
+    // ‖X̂v‖ estimates ‖(σ + E)⁻¹‖, not ‖σ⁻¹‖: shrink by (1 + η_σ) so that it stays below κ(σ)
+    // (review22b)
+    let kappa_lower = kappa_lower_bound(s, &x) / (1.0 + eta_sigma);
     let ln_t: Vec<f64> = e
         .values
         .iter()

@@ -24,7 +24,7 @@ eta = 16 d eps kappa, kappa the largest condition number of the two states on th
 4 (1 + alpha + |1 - alpha|) eta (1 + |D| + ln kappa), plus 64 d eps (1 + |D|).
 
 Cases: d = 2, 4, 8, 16; sigma with kappa 1 (I/d), 1e3, 1e6, 1e12; rank-deficient rho; rho = sigma;
-orders 1.001, 1.5, 2, 10, 1000.
+orders 1 (the Belavkin–Staszewski limit), 1.001, 1.5, 2, 10, 1000.
 """
 import json
 import os
@@ -37,7 +37,7 @@ from generate_factor_congruence import state, graded  # noqa: E402
 from generate_order_two import mpm  # noqa: E402
 
 EPS = 2.0 ** -52
-ORDERS = [1.001, 1.5, 2.0, 10.0, 1000.0]
+ORDERS = [1.0, 1.001, 1.5, 2.0, 10.0, 1000.0]
 
 
 def values(rho, sigma, dps):
@@ -70,6 +70,10 @@ def values(rho, sigma, dps):
     out = {}
     for a in ORDERS:
         a = mpf(a)
+        if a == 1:
+            # the α → 1 limit (Belavkin–Staszewski): Σ w t ln t / Tr ρ
+            out[float(a)] = sum(w[k] * t[k] * log(t[k]) for k in range(d) if t[k] > 0) / tr
+            continue
         q = sum(w[k] * t[k] ** a for k in range(d) if t[k] > 0)
         out[float(a)] = log(q / tr) / (a - 1)
     return out, float(kappa)

@@ -1,4 +1,4 @@
-//! `e^x` (qrenyi's own) and `ln x` (the `libm` crate's) on `L` lanes at once with the same numbers on every lane width and every CPU
+//! `e^x` and `ln x` (qrenyi's own) on `L` lanes at once with the same numbers on every lane width and every CPU
 //! (docs/divergences.md, "exp_lanes").
 //!
 //! Used by the small-pair Petz kernel (`petz::PetzStack`) so that an α-curve can evaluate several
@@ -106,19 +106,78 @@ pub fn ln(x: f64) -> f64 {
     ln_lanes([x])[0]
 }
 
-/// `ln x_l` for every lane `l`: the `libm` crate's `log` (a pure-Rust port of musl's, the crate
-/// `privacy::rounding` already relies on: the same bits on every platform, documented error below
-/// 1 ulp) lane by lane, so every lane width and CPU gives [`ln`]'s bits. One logarithm per order in
-/// the Petz far form, against `2d` exponentials: no vector version is needed. Checked against
-/// mpmath by `tests/exp_lanes.rs` and `tools/exp_lanes/check.py`; `ln 0 = −∞`, `ln(+∞) = +∞`,
-/// negative or NaN: NaN.
+/// `ln x_l` for every lane `l`; each lane's value is [`ln`] of it, bit for bit (qrenyi's own,
+/// written without branches so that a loop over lanes vectorises; docs/divergences.md,
+/// "exp_lanes"). Within 1 ulp of the correctly rounded value (`tests/exp_lanes.rs`,
+/// `tools/exp_lanes/check.py`); `ln 0 = −∞`, `ln(+∞) = +∞`, negative or NaN: NaN.
 #[inline(always)]
 pub fn ln_lanes<const L: usize>(x: [f64; L]) -> [f64; L] {
     let mut out = [0.0; L];
     for l in 0..L {
-        out[l] = libm::log(x[l]);
+        out[l] = ln_lane(x[l]);
     }
     out
+}
+
+/// `2^54`: scales a subnormal argument into the normal range exactly.
+const TWO54: f64 = 18_014_398_509_481_984.0;
+/// `2^52`: `from_bits(e | bits(2^52)) − 2^52 = e` exactly for an integer `0 ≤ e < 2^52`.
+const TWO52: f64 = 4_503_599_627_370_496.0;
+/// Mask of a double's 52 fraction bits.
+const FRACTION: u64 = 0x000f_ffff_ffff_ffff;
+
+/// `2/(2j + 3)` for `j = 0 … 9`: the Taylor coefficients of `R(z)/z`, where
+/// `ln(1+f) = 2s + s·R(s²)`, `s = f/(2+f)`, `R(z) = Σ_{j≥1} 2z^j/(2j+1)` (the series of `2 artanh s`).
+const LN_SERIES: [f64; 10] = [
+    2.0 / 3.0,
+    2.0 / 5.0,
+    2.0 / 7.0,
+    2.0 / 9.0,
+    2.0 / 11.0,
+    2.0 / 13.0,
+    2.0 / 15.0,
+    2.0 / 17.0,
+    2.0 / 19.0,
+    2.0 / 21.0,
+];
+
+/// The operations of one lane of [`ln_lanes`]: `x = 2^k m` with `m ∈ [√½, √2)` (a subnormal `x`
+/// first scaled by `2^54`), `f = m − 1` (exact by Sterbenz's lemma), and
+/// `ln x = k·ln2_hi + (f − (f²/2 − (s(f²/2 + R) + k·ln2_lo)))`, the identity
+/// `2s = f − f²/2 + s·f²/2` rearranged so that the large part `f` is added last.
+#[inline(always)]
+fn ln_lane(x: f64) -> f64 {
+    let tiny = x < f64::MIN_POSITIVE;
+    let scaled = if tiny { x * TWO54 } else { x };
+    let bits = scaled.to_bits();
+    let m = f64::from_bits((bits & FRACTION) | 1f64.to_bits());
+    let big = m > std::f64::consts::SQRT_2;
+    let m = if big { 0.5 * m } else { m };
+    // the biased exponent as a double (exact), then k
+    let e = f64::from_bits(((bits >> 52) & 0x7ff) | TWO52.to_bits()) - TWO52;
+    let k = e - if tiny { 1023.0 + 54.0 } else { 1023.0 } + if big { 1.0 } else { 0.0 };
+    let f = m - 1.0;
+    let s = f / (2.0 + f);
+    let z = s * s;
+    // R/z = Σ_{j<10} c_j z^j by Estrin's scheme (a short latency chain; every coefficient
+    // positive and 0 ≤ z ≤ 0.0295, so no step cancels)
+    let c = &LN_SERIES;
+    let z2 = z * z;
+    let z4 = z2 * z2;
+    let q0 = (c[0] + c[1] * z) + z2 * (c[2] + c[3] * z);
+    let q1 = (c[4] + c[5] * z) + z2 * (c[6] + c[7] * z);
+    let q2 = c[8] + c[9] * z;
+    let r = z * (q0 + z4 * (q1 + z4 * q2));
+    let hfsq = 0.5 * f * f;
+    let y = k * LN2_HI + (f - (hfsq - (s * (hfsq + r) + k * LN2_LO)));
+    // special values by selection: 0 → −∞, +∞ → +∞, negative or NaN → NaN
+    let y = if x == f64::INFINITY { x } else { y };
+    let y = if x == 0.0 { f64::NEG_INFINITY } else { y };
+    if x >= 0.0 {
+        y
+    } else {
+        f64::NAN
+    }
 }
 
 #[cfg(test)]

@@ -208,10 +208,17 @@ enum Far {
 #[inline(always)]
 fn far_form(shift: f64, sum: f64, ln_sum: f64, ln_weight: f64, a: f64) -> Far {
     let ln_q = shift + ln_sum - ln_weight;
+    far_decision(sum, ln_q, ln_q / (a - 1.0))
+}
+
+/// [`far_form`]'s decision from the shifted sum, `ln Q` and the quotient `ln Q/(a − 1)` computed
+/// beforehand (the lanes of [`PetzStack`] compute the last two for all their orders at once).
+#[inline(always)]
+fn far_decision(sum: f64, ln_q: f64, value: f64) -> Far {
     if !(sum > MIN_SHIFTED_SUM && ln_q.is_finite()) {
         Far::Declined
     } else if ln_q.abs() > FAR_MIN_LOG {
-        Far::Value(ln_q / (a - 1.0))
+        Far::Value(value)
     } else {
         Far::Near
     }
@@ -398,8 +405,8 @@ impl<const N: usize> PetzStack<N> {
     /// `supp ρ ⊆ supp σ`). The far form's exponentials are [`exp_lanes`]' (one lane), so the value
     /// is [`Self::renyi_chunk`]'s at the same order bit for bit.
     pub(super) fn renyi(&self, a: f64) -> Option<f64> {
-        let (shift, sum, ln_sum) = self.far_lanes([a]);
-        self.finish(a, shift[0], sum[0], ln_sum[0])
+        let (ln_q, value, sum) = self.far_lanes([a]);
+        self.finish(a, ln_q[0], value[0], sum[0])
     }
 
     /// [`Self::renyi`] at [`CURVE_LANES`] orders (each finite, `≠ 1`, and `< 1` unless
@@ -407,8 +414,8 @@ impl<const N: usize> PetzStack<N> {
     /// CPU has it; every lane runs [`Self::renyi`]'s operations, so each value equals the single
     /// call's bit for bit — docs/divergences.md, "petz_curve_lanes").
     pub(super) fn renyi_chunk(&self, a: [f64; CURVE_LANES]) -> [Option<f64>; CURVE_LANES] {
-        let (shift, sum, ln_sum) = self.far_chunk(a);
-        std::array::from_fn(|l| self.finish(a[l], shift[l], sum[l], ln_sum[l]))
+        let (ln_q, value, sum) = self.far_chunk(a);
+        std::array::from_fn(|l| self.finish(a[l], ln_q[l], value[l], sum[l]))
     }
 
     /// [`Self::far_lanes`] on [`CURVE_LANES`] orders, compiled for AVX-512 or AVX2 where the CPU
@@ -441,7 +448,8 @@ impl<const N: usize> PetzStack<N> {
         self.far_lanes(a)
     }
 
-    /// The far form's shifts `c + c'` and shifted sums `Σ_x e^{aℓ_x − c} (O v)_x` at `L` orders,
+    /// The far form's `ln Q = (c + c') + ln S − ln W`, its quotient `ln Q/(a − 1)` and the shifted
+    /// sums `S = Σ_x e^{aℓ_x − c} (O v)_x` at `L` orders,
     /// lane by lane the operations of one order (`v_y = e^{(1−a)m_y − c'}`, the product `Oᵀ v` over
     /// `y = 0, 1, …`, the sum over `x = 0, 1, …`). Where a shifted exponent is exactly `±0` in every
     /// lane — at the largest `ℓ_x` (α > 0, so `c = α ℓ_max` rounded, and `α ℓ_max − c = 0`), at the
@@ -498,13 +506,18 @@ impl<const N: usize> PetzStack<N> {
             }
         }
         let ln_sum = ln_lanes(sum);
-        (std::array::from_fn(|l| shift[l] + shift_mu[l]), sum, ln_sum)
+        // the far form's `ln Q` and its quotient by `a − 1`, lane by lane (`far_form`'s operations)
+        let ln_q: [f64; L] =
+            std::array::from_fn(|l| (shift[l] + shift_mu[l]) + ln_sum[l] - self.ln_weight);
+        let value = std::array::from_fn(|l| ln_q[l] / (a[l] - 1.0));
+        (ln_q, value, sum)
     }
 
-    /// The far form's decision from the shifted sum, else the near form (`None`: both decline).
+    /// The far form's decision from `ln Q`, its quotient and the shifted sum, else the near form
+    /// (`None`: both decline).
     #[inline(always)]
-    fn finish(&self, a: f64, shift: f64, sum: f64, ln_sum: f64) -> Option<f64> {
-        match far_form(shift, sum, ln_sum, self.ln_weight, a) {
+    fn finish(&self, a: f64, ln_q: f64, value: f64, sum: f64) -> Option<f64> {
+        match far_decision(sum, ln_q, value) {
             Far::Value(v) => return Some(v),
             Far::Declined => return None,
             Far::Near => {}

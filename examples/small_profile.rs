@@ -7,22 +7,10 @@ use qrenyi::spectral::small::{eigh_small, from_view};
 use qrenyi::spectral::{Backend, EigenSolver};
 use qrenyi::state::{DensityMatrix, Tolerance};
 use rand::SeedableRng;
-use std::time::Instant;
 
-/// The fastest of many short batches (`reps` calls in all): on a loaded machine a short batch
-/// often runs without being descheduled, so the minimum stays near the quiet figure.
-fn best<T>(reps: usize, mut f: impl FnMut() -> T) -> f64 {
-    let (batches, reps) = ((reps / 20).max(100), 20);
-    let mut out = f64::INFINITY;
-    for _ in 0..batches {
-        let t = Instant::now();
-        for _ in 0..reps {
-            std::hint::black_box(f());
-        }
-        out = out.min(t.elapsed().as_secs_f64() / reps as f64);
-    }
-    out * 1e6
-}
+#[path = "common/best.rs"]
+mod timing;
+use timing::best;
 
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("ql") {

@@ -47,21 +47,6 @@ fn inside_support(sigma: &DensityMatrix, seed: u64) -> Array2<Complex64> {
     })
 }
 
-/// `|got − want| ≤ bound` (printed with `SHOW_RATIOS` set).
-fn within_bound(what: &str, got: f64, want: f64, bound: f64) {
-    let diff = (got - want).abs();
-    if std::env::var_os("SHOW_RATIOS").is_some() {
-        eprintln!(
-            "{what}: |Δ| = {diff:.2e}, bound {bound:.2e}, ratio {:.2e}",
-            diff / bound
-        );
-    }
-    assert!(
-        diff <= bound,
-        "{what}: {got:e} vs {want:e}, |Δ| = {diff:e} > bound {bound:e}"
-    );
-}
-
 /// Both routes on the same stored matrices: the direct one on fresh states (ρ never decomposed,
 /// checked), the decomposition one after decomposing ρ. Every pair of values within the
 /// documented bound of the decomposition route's value; `+∞` exactly together.
@@ -295,18 +280,8 @@ fn from_raw(rho: &Array2<Complex64>, sigma: &Array2<Complex64>) -> (DensityMatri
 /// (κ = 10¹²), rank-deficient and pure ρ beside σ with κ up to 10¹⁰: within the documented bound.
 #[test]
 fn factor_congruence_reference() {
-    let text = std::fs::read_to_string("tests/reference/factor_congruence.json").unwrap();
-    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    for case in json["cases"].as_array().unwrap() {
-        let what = case["what"].as_str().unwrap();
-        let (rho, sigma) = (stored_matrix(&case["rho"]), stored_matrix(&case["sigma"]));
-        for (a, r) in case["alphas"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .zip(case["values"].as_array().unwrap())
-        {
-            let (alpha, reference) = (a.as_f64().unwrap(), r.as_f64().unwrap());
+    for (what, rho, sigma, orders) in sandwiched_fixture("factor_congruence.json") {
+        for (alpha, reference) in orders {
             let (r, s) = from_raw(&rho, &sigma);
             let pair = Pair::new(&r, &s).unwrap();
             let value = pair.renyi(Family::Sandwiched, alpha).unwrap();

@@ -163,6 +163,27 @@ fn on_gpu_direct(
     .ok()
 }
 
+/// Sandwiched at one finite order `α > 1` of two single raw matrices with `d ≤ 16` under
+/// `Backend::Auto`: the core's stack-array route (`sandwiched_from_raw`: the value of
+/// `states_direct` + `Pair::renyi` to rounding, no heap matrix and no BLAS call for the
+/// products); `None` where it declines (then `states_direct`, which also words every error).
+fn sandwiched_raw(
+    rho: &Operand,
+    sigma: &Operand,
+    kind: Kind,
+    ps: &[f64],
+    backend: Backend,
+) -> Option<f64> {
+    match (rho, sigma, ps) {
+        (Operand::Matrix(r), Operand::Matrix(s), &[alpha])
+            if kind == Kind::Renyi(Family::Sandwiched) && backend == Backend::Auto =>
+        {
+            qrenyi::divergence::sandwiched_from_raw(r.view(), s.view(), alpha, Tolerance::default())
+        }
+        _ => None,
+    }
+}
+
 /// The hockey-stick divergence or trace distance of two single raw matrices, through the core's
 /// `difference_from_matrices` (the PSD checks beside the eigensolve; the same errors as
 /// validating each operand with `validate_as` and evaluating a `Pair`); `None` for other kinds
@@ -632,6 +653,14 @@ fn divergence<'py>(
                             Out::Vector(v)
                         } else {
                             Out::Scalar(v[0])
+                        });
+                    }
+                    if let Some(v) = sandwiched_raw(&rho, &sigma, kind_v, &ps, be) {
+                        let v = base.scale(v);
+                        return Ok(if seq {
+                            Out::Vector(vec![v])
+                        } else {
+                            Out::Scalar(v)
                         });
                     }
                     let (rho, sigma) = match states_direct(rho, sigma, kind_v, &ps, be) {

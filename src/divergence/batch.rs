@@ -819,7 +819,7 @@ fn direct_sandwiched_basis<const N: usize>(
 /// route's product (`direct_sandwiched_basis`), so the value is the one-pair value to rounding,
 /// within the documented error bound; `+∞` where the sum or the trace is not positive.
 #[allow(clippy::needless_range_loop)]
-fn direct_sandwiched_order_two<const N: usize>(
+pub(super) fn direct_sandwiched_order_two<const N: usize>(
     rp: &crate::spectral::small::Mat<N>,
     ln_mu: &[f64; N],
 ) -> f64 {
@@ -860,7 +860,7 @@ fn direct_sandwiched_scales<const N: usize>(ln_mu: &[f64; N], alpha: f64) -> ([f
 
 /// `D ρ' D`, `D = diag e^{(γ ln μ_j − c)/2}`, and the shift `c = max_j γ ln μ_j` at `alpha`.
 #[allow(clippy::needless_range_loop)]
-fn direct_sandwiched_matrix<const N: usize>(
+pub(super) fn direct_sandwiched_matrix<const N: usize>(
     rp: &crate::spectral::small::Mat<N>,
     ln_mu: &[f64; N],
     alpha: f64,
@@ -883,7 +883,7 @@ fn direct_sandwiched_matrix<const N: usize>(
 /// outside the fast path (not `N × N`, a tolerance out of range, entries beyond `~1e150`): the
 /// caller then runs the library's own validation, which reports the error with its message.
 #[allow(clippy::needless_range_loop)] // entries m[i][j] read with their mirrors m[j][i]
-fn small_checked<const N: usize>(
+pub(super) fn small_checked<const N: usize>(
     a: &ArrayView2<'_, Complex64>,
     tol: crate::state::Tolerance,
 ) -> Option<(crate::spectral::small::Mat<N>, f64, f64)> {

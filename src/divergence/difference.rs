@@ -227,7 +227,31 @@ const ROOT_FREE_ITERATIONS: usize = 30;
 ///
 /// Backward stable like `dsterf` after `zhetrd`: the values are those of `A + E`,
 /// `‖E‖₂ ≤ c N ε ‖A‖₂` (the bound the hockey-stick's `d·ε·max(1, γ)` accuracy rests on).
+///
+/// Runs its AVX2 build where the CPU has it (from `N = 4`): the same operations in the same order
+/// (Rust never contracts `a·b + c` into a fused multiply–add, and AVX2 only widens the vectors), so
+/// the same values bit for bit (test `tridiagonal_values_avx2_is_portable`).
 pub(crate) fn tridiagonal_values<const N: usize>(a: &mut [[Complex64; N]; N]) -> Option<[f64; N]> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if N >= 4 && std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            return unsafe { tridiagonal_values_avx2(a) };
+        }
+    }
+    tridiagonal_values_body(a)
+}
+
+/// [`tridiagonal_values_body`] compiled for AVX2 (the same operations).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn tridiagonal_values_avx2<const N: usize>(a: &mut [[Complex64; N]; N]) -> Option<[f64; N]> {
+    tridiagonal_values_body(a)
+}
+
+/// [`tridiagonal_values`] without the AVX2 build (the reference its test compares against).
+#[inline(always)]
+fn tridiagonal_values_body<const N: usize>(a: &mut [[Complex64; N]; N]) -> Option<[f64; N]> {
     let mut big = 0.0f64;
     for (i, row) in a.iter().enumerate() {
         for z in &row[..=i] {
@@ -1259,6 +1283,33 @@ mod tests {
         let mut m = [[Complex64::new(0.0, 0.0); 3]; 3];
         m[2][1] = Complex64::new(f64::NAN, 0.0);
         assert!(tridiagonal_values::<3>(&mut m).is_none());
+    }
+
+    /// `tridiagonal_values_avx2_is_portable`: the AVX2 build of [`tridiagonal_values`] gives the
+    /// portable build's values bit for bit (random Hermitian matrices, states and scaled ones,
+    /// `N = 3 … 16`).
+    #[test]
+    fn tridiagonal_values_avx2_is_portable() {
+        use crate::spectral::small::from_view;
+        let mut checked = 0;
+        for n in 3..=16usize {
+            for seed in 0..6u64 {
+                let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4000 + seed + 100 * n as u64);
+                let r = DensityMatrix::random_hilbert_schmidt(n, 1 + seed as usize % n, &mut rng)
+                    .unwrap();
+                let f = [1.0, 1e-200, 1e150][seed as usize % 3];
+                let a = r.matrix().mapv(|z| z * f);
+                with_small_dim!(n, N => {
+                    let m = from_view::<N>(&a.view());
+                    let fast = tridiagonal_values::<N>(&mut m.clone());
+                    let portable = tridiagonal_values_body::<N>(&mut m.clone());
+                    let bits = |v: Option<[f64; N]>| v.map(|v| v.map(f64::to_bits));
+                    assert_eq!(bits(fast), bits(portable), "n = {n}, seed {seed}");
+                    checked += 1;
+                }, _ => ());
+            }
+        }
+        assert_eq!(checked, 14 * 6);
     }
 
     /// The in-place values (zhetrd + dsterf on the row-major buffer) against `zheevd` through the

@@ -44,6 +44,88 @@ pub fn with_large_policy<R>(d: usize, backend: Backend, f: impl FnOnce() -> R) -
     }
 }
 
+/// Sandwiched `D̃_α(ρ‖σ)` at one finite order `α > 1` of two raw `d × d` matrices, `d ≤`
+/// [`AUTO_SMALL_VECTORS_MAX`](crate::spectral::small::AUTO_SMALL_VECTORS_MAX) (16), under
+/// [`Backend::Auto`] and the tolerance `tol`: what validating ρ with
+/// [`Check::Cholesky`] and σ with [`Check::Decomposed`] ([`states_from_matrices`]) and
+/// [`Pair::renyi`](super::Pair::renyi) return — the pair's direct route (ρ never decomposed) — with
+/// every step on stack arrays (docs/divergences.md, "sandwiched_from_raw"; no heap matrix, no
+/// BLAS call for the products):
+///
+/// 1. ρ and σ: the checks and symmetrisation of [`DensityMatrix::with_options`] (`H = (A + A†)/2`
+///    bit for bit, the same decisions);
+/// 2. ρ: the Cholesky factorisation of `H + τI` at the rounding-level shift `τ = 16 d ε Tr H`
+///    ([`DensityMatrix::is_psd_to_rounding`]) on a stack array (nalgebra's operations,
+///    `spectral::small::cholesky_decision`: `Backend::Auto`'s own decision below 8; from 8, where
+///    validation asks LAPACK's `zpotrf`, a factorisation with the same backward error bound, so
+///    the two can differ only for `λ_min(H)` within `O(d ε ‖H‖)` of `−τ`); its success both
+///    accepts ρ — `λ_min(H) ≥ −τ − O(d ε ‖H‖)`, far above `−t`, where validation accepts too — and
+///    takes the direct route, as `Pair` does where its own factorisation succeeds (where the two
+///    factorisations disagree, this route's value and the decomposition route's are both within
+///    the documented bound);
+/// 3. σ: the decomposition of `Backend::Auto` (the fixed-size solver, the cached `Eigen`'s numbers
+///    bit for bit), accepted when `λ_min ≥ −t` ([`Check::Decomposed`]'s decision), of full rank;
+/// 4. `ρ' = V_σ†HV_σ` by two split-part products (`small::congruence_split`), then the direct
+///    route's value (`quantum::DirectSandwiched::renyi`): the Frobenius sum at `α = 2`, else the
+///    root-free values solve of `D ρ' D` and the two Rényi means.
+///
+/// `None` wherever the answer might differ from the library's other than by rounding: another
+/// dimension or order, a failed check or factorisation (validation's own route then accepts or
+/// rejects with its message), `λ_min < −t`, a rank-deficient σ (the support decision needs
+/// `λ_max(ρ)`), a solve that does not converge, a backend that puts `d` on the GPU. The value
+/// differs from `Pair`'s (whose `ρ'` at `d ≥ 8` comes from ρ's kept Cholesky factor by ztrmm +
+/// zherk, [`crate::spectral::congruence`]'s sibling) by rounding only, within the documented
+/// bound (tests `sandwiched_from_raw_*`, mpmath references `tests/reference/sandwiched_from_raw.json`).
+pub fn sandwiched_from_raw(
+    rho: ndarray::ArrayView2<'_, Complex64>,
+    sigma: ndarray::ArrayView2<'_, Complex64>,
+    alpha: f64,
+    tol: Tolerance,
+) -> Option<f64> {
+    let d = rho.nrows();
+    if !(alpha > 1.0 && alpha.is_finite())
+        || rho.dim() != (d, d)
+        || sigma.dim() != (d, d)
+        || d > crate::spectral::small::AUTO_SMALL_VECTORS_MAX
+        || Backend::Auto.uses_gpu(d)
+    {
+        return None;
+    }
+    crate::spectral::small::with_small_dim!(d, N => raw_direct::<N>(&rho, &sigma, alpha, tol), _ => None)
+}
+
+/// [`sandwiched_from_raw`] at dimension `N`.
+fn raw_direct<const N: usize>(
+    rho: &ndarray::ArrayView2<'_, Complex64>,
+    sigma: &ndarray::ArrayView2<'_, Complex64>,
+    alpha: f64,
+    tol: Tolerance,
+) -> Option<f64> {
+    use super::batch::{direct_sandwiched_matrix, direct_sandwiched_order_two, small_checked};
+    use super::small::{congruence_split, direct_sandwiched_value, SmallState};
+    let (h, t, trace) = small_checked::<N>(rho, tol)?;
+    let shift = crate::spectral::zero_threshold(N, trace);
+    if !(shift < t && crate::spectral::small::cholesky_decision::<N>(&h, shift) == Some(true)) {
+        return None;
+    }
+    let (hs, ts, _) = small_checked::<N>(sigma, tol)?;
+    let e = crate::spectral::small::auto_small::<N>(&hs, true).ok()?;
+    let min = e.values.iter().copied().fold(f64::INFINITY, f64::min);
+    let s = SmallState::from_small(&e);
+    if min < -ts || !(0..N).all(|j| s.in_support(j)) {
+        return None;
+    }
+    let (mu, v) = s.parts();
+    let rp = congruence_split::<N>(&h, v);
+    let ln_mu = (*mu).map(f64::ln);
+    if alpha == 2.0 {
+        return Some(direct_sandwiched_order_two::<N>(&rp, &ln_mu));
+    }
+    let (a, c) = direct_sandwiched_matrix::<N>(&rp, &ln_mu, alpha);
+    let nu = super::difference::intermediate_values_fixed::<N>(&a).ok()?;
+    direct_sandwiched_value(alpha, &rp, &ln_mu, &nu, c).ok()
+}
+
 /// How one input of [`states_from_matrices`] is checked for positive semidefiniteness (both apply
 /// the documented decision, docs/conventions.md "Validation tolerance"; they can differ only for
 /// `λ_min` within `O(d·ε·‖H‖)` of `−tol`).

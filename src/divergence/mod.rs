@@ -32,7 +32,7 @@ pub mod whitened;
 
 pub use device::sandwiched_from_matrices;
 pub use difference::{difference_from_matrices, Difference};
-pub use from_matrices::{states_from_matrices, with_large_policy, Check};
+pub use from_matrices::{sandwiched_from_raw, states_from_matrices, with_large_policy, Check};
 pub use quantum::{hockey_stick, Pair};
 
 use crate::error::{Error, Result};

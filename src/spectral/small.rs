@@ -1252,7 +1252,7 @@ pub fn from_view<const N: usize>(a: &ArrayView2<Complex64>) -> Mat<N> {
 
 /// [`Backend::Auto`](super::Backend::Auto)'s fixed-size solver at `N`: Jacobi up to
 /// [`AUTO_JACOBI_MAX`], tridiagonal QL above.
-fn auto_small<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<SmallEigen<N>> {
+pub(crate) fn auto_small<const N: usize>(a: &Mat<N>, vectors: bool) -> Result<SmallEigen<N>> {
     if N <= AUTO_JACOBI_MAX {
         eigh_fixed(a, vectors)
     } else {

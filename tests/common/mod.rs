@@ -159,3 +159,50 @@ pub fn states_checked(
     )
     .expect("valid states")
 }
+
+/// `|got − want| ≤ bound`, the documented bound of a value (printed with `SHOW_RATIOS` set).
+pub fn within_bound(what: &str, got: f64, want: f64, bound: f64) {
+    let diff = (got - want).abs();
+    if std::env::var_os("SHOW_RATIOS").is_some() {
+        eprintln!(
+            "{what}: |Δ| = {diff:.2e}, bound {bound:.2e}, ratio {:.2e}",
+            diff / bound
+        );
+    }
+    assert!(
+        diff <= bound,
+        "{what}: {got:e} vs {want:e}, |Δ| = {diff:e} > bound {bound:e}"
+    );
+}
+
+/// One case of a sandwiched fixture: `(what, ρ, σ, [(α, reference)])`.
+pub type FixtureCase = (
+    String,
+    Array2<Complex64>,
+    Array2<Complex64>,
+    Vec<(f64, f64)>,
+);
+
+/// The cases of a sandwiched fixture (`tests/reference/<file>`, written by
+/// `generate_factor_congruence.py`'s `reference_cases`): `(what, ρ, σ, [(α, reference)])`.
+pub fn sandwiched_fixture(file: &str) -> Vec<FixtureCase> {
+    let text = std::fs::read_to_string(format!("tests/reference/{file}")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let cases = json["cases"].as_array().unwrap();
+    cases
+        .iter()
+        .map(|case| {
+            let orders = case["alphas"].as_array().unwrap().iter();
+            let values = case["values"].as_array().unwrap().iter();
+            (
+                case["what"].as_str().unwrap().to_string(),
+                stored_matrix(&case["rho"]),
+                stored_matrix(&case["sigma"]),
+                orders
+                    .zip(values)
+                    .map(|(a, v)| (a.as_f64().unwrap(), v.as_f64().unwrap()))
+                    .collect(),
+            )
+        })
+        .collect()
+}

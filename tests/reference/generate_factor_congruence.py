@@ -68,21 +68,15 @@ def sandwiched(rho, sigma, alpha, dps):
     return log(q / tr) / (mpf(alpha) - 1)
 
 
-def main():
-    rng = Lcg(20261124)
+def reference_cases(specs, rng, alphas):
+    """One case per ``(d, rho spectrum, sigma spectrum, what)`` of ``specs``: the stored states
+    (drawn from ``rng`` in order) and D~_alpha at each of ``alphas`` (60 digits, checked at 90)."""
     cases = []
-    specs = [
-        (8, graded(8, 1e12, 8), graded(8, 1e4, 8), "rho kappa 1e12, sigma kappa 1e4"),
-        (10, graded(10, 1e12, 10), graded(10, 1e10, 10), "rho kappa 1e12, sigma kappa 1e10"),
-        (10, graded(10, 1e6, 5), graded(10, 1e8, 10), "rho rank 5, sigma kappa 1e8"),
-        (12, graded(12, 1e3, 6), graded(12, 1e10, 12), "rho rank 6, sigma kappa 1e10"),
-        (12, graded(12, 1.0, 1), graded(12, 1e6, 12), "rho pure, sigma kappa 1e6"),
-    ]
     for d, lr, ls, what in specs:
         rho = state(d, lr, rng)
         sigma = state(d, ls, rng)
         vals = []
-        for a in ALPHAS:
+        for a in alphas:
             v = sandwiched(rho, sigma, a, 60)
             w = sandwiched(rho, sigma, a, 90)
             assert abs(v - w) < mpf(10) ** -30, (what, a)
@@ -92,13 +86,30 @@ def main():
             "d": d,
             "rho": [[[z.real, z.imag] for z in row] for row in rho],
             "sigma": [[[z.real, z.imag] for z in row] for row in sigma],
-            "alphas": ALPHAS,
+            "alphas": alphas,
             "values": vals,
         })
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "factor_congruence.json")
+    return cases
+
+
+def write_fixture(cases, name):
+    """``{"cases": cases}`` as ``name`` next to this file (indented JSON, final newline)."""
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
     with open(out, "w") as f:
         json.dump({"cases": cases}, f, indent=1)
         f.write("\n")
+
+
+def main():
+    rng = Lcg(20261124)
+    specs = [
+        (8, graded(8, 1e12, 8), graded(8, 1e4, 8), "rho kappa 1e12, sigma kappa 1e4"),
+        (10, graded(10, 1e12, 10), graded(10, 1e10, 10), "rho kappa 1e12, sigma kappa 1e10"),
+        (10, graded(10, 1e6, 5), graded(10, 1e8, 10), "rho rank 5, sigma kappa 1e8"),
+        (12, graded(12, 1e3, 6), graded(12, 1e10, 12), "rho rank 6, sigma kappa 1e10"),
+        (12, graded(12, 1.0, 1), graded(12, 1e6, 12), "rho pure, sigma kappa 1e6"),
+    ]
+    write_fixture(reference_cases(specs, rng, ALPHAS), "factor_congruence.json")
 
 
 if __name__ == "__main__":

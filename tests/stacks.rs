@@ -133,6 +133,7 @@ fn compare_pairs(d: usize, rs: &[Array2<Complex64>], ss: &[Array2<Complex64>]) -
     for family in Family::ALL {
         for alphas in [
             vec![2.0],
+            vec![1.5],
             vec![1.5, 2.0, 7.0],
             vec![0.5],
             vec![0.3, 1.0, 3.0, f64::INFINITY],
@@ -389,5 +390,130 @@ fn stacks_against_a_shared_state_take_the_cholesky_route() {
             (taken > 0 || !auto) && declined > 0,
             "d={d}: {taken} taken, {declined} declined"
         );
+    }
+}
+
+/// `stacks_take_the_whitened_maximal_route`: maximal single orders `α ≥ 1` of a stack take the
+/// one-pair API's whitened route (docs/divergences.md "maximal_whitened"; `batch::whitened_group`,
+/// `whitened_pair`) exactly where that API certifies it. Inputs at d = 2–7: random full rank,
+/// pure, rank `d − 1` and κ = 10¹² states, σ with `λ_min` at 0.7, 1.5 and 1000 × the certificate
+/// shift, every ρ = σ, in groups of `LANES` pairs (`3 ≤ d ≤ 6`: `T`'s eigendecompositions eight
+/// at a time, the lane Jacobi's numbers) and a tail (one pair at a time: `eigh_small`, the
+/// single call's solver). Where the single call's whitened bound certifies the order, a pair
+/// outside the groups (and every pair at d = 2, 7) returns the single call's value bit for bit,
+/// a pair in a group a value within the single call's documented error bound; elsewhere (and
+/// for every pair) the value is within that bound of the single call's (`compare_pairs` checks
+/// every family, order and error as well).
+#[test]
+fn stacks_take_the_whitened_maximal_route() {
+    use qrenyi::divergence::order_two::certificate_shift;
+    for d in [2, 3, 4, 5, 6, 7] {
+        let mut states = valid(d, 1100 + d as u64);
+        let shift = certificate_shift(d, 1.0);
+        for (i, c) in [0.7, 1.5, 1e3].into_iter().enumerate() {
+            let mut l = vec![(1.0 - c * shift) / (d - 1) as f64; d];
+            l[0] = c * shift;
+            states.push(with_spectrum(&l, 1200 + (10 * d + i) as u64));
+        }
+        let (mut rs, mut ss) = (Vec::new(), Vec::new());
+        for r in &states {
+            for s in &states {
+                rs.push(r.clone());
+                ss.push(s.clone());
+            }
+        }
+        let n = rs.len();
+        let grouped = |k: usize| (3..=6).contains(&d) && k < n - n % LANES;
+        let (ra, sa) = (stack(&rs), stack(&ss));
+        let (mut exact, mut within, mut declined) = (0, 0, 0);
+        for alpha in [1.0, 1.5, 3.0, 10.0] {
+            let got = renyi_stacks_flat(
+                Operand::Array(ra.view()),
+                Operand::Array(sa.view()),
+                Family::Maximal,
+                &[alpha],
+                Tolerance::default(),
+            )
+            .unwrap()
+            .unwrap();
+            for k in 0..n {
+                let (r, s) = per_pair(&rs[k], &ss[k]).unwrap();
+                let pair = Pair::new(&r, &s).unwrap();
+                let single = pair.renyi(Family::Maximal, alpha).unwrap();
+                let certified = pair
+                    .maximal_whitened_probe(alpha)
+                    .unwrap()
+                    .is_some_and(|p| p.bound <= p.documented);
+                let x = got[k];
+                let ctx = format!("d={d} α={alpha} pair {k}: stack {x} vs single {single}");
+                let bound = accuracy::error_bound(&pair, Family::Maximal, alpha, single).unwrap();
+                if certified && !grouped(k) {
+                    assert_eq!(x.to_bits(), single.to_bits(), "{ctx}");
+                    exact += 1;
+                } else {
+                    assert!(
+                        x == single || (x - single).abs() <= bound,
+                        "{ctx} ({bound:e})"
+                    );
+                    if certified {
+                        within += 1;
+                    } else {
+                        declined += 1;
+                    }
+                }
+            }
+        }
+        let auto = Backend::default() == Backend::Auto;
+        assert!(
+            !auto || (exact > 0 && declined > 0 && ((3..=6).contains(&d) == (within > 0))),
+            "d={d}: {exact} bit for bit, {within} within the bound, {declined} declined"
+        );
+    }
+}
+
+/// A shared validated σ against a stack of ρ (`Operand::State`, the Python binding's one σ)
+/// takes the whitened maximal route as raw σ do: every value within the single call's
+/// documented bound, bit for bit with it outside the groups where it certifies the order.
+#[test]
+fn stacks_against_a_shared_state_take_the_whitened_route() {
+    for d in [2, 4] {
+        let rs = valid(d, 1300 + d as u64);
+        let mut rs8 = Vec::new();
+        for r in &rs {
+            rs8.extend(std::iter::repeat_n(r.clone(), LANES));
+        }
+        let ra = stack(&rs8);
+        for sm in valid(d, 1350 + d as u64) {
+            let s = DensityMatrix::new(sm.clone()).unwrap();
+            let got = renyi_stacks(
+                Operand::Array(ra.view()),
+                Operand::State(&s),
+                Family::Maximal,
+                &[1.5],
+                Tolerance::default(),
+            )
+            .unwrap();
+            for (k, rm) in rs8.iter().enumerate() {
+                let r = DensityMatrix::new(rm.clone()).unwrap();
+                let pair = Pair::new(&r, &s).unwrap();
+                let single = pair.renyi(Family::Maximal, 1.5).unwrap();
+                let x = got[k].as_ref().unwrap()[0];
+                let bound = accuracy::error_bound(&pair, Family::Maximal, 1.5, single).unwrap();
+                assert!(
+                    x == single || (x - single).abs() <= bound,
+                    "d={d} pair {k}: {x} vs {single} (bound {bound:e})"
+                );
+                if d == 2 {
+                    // one pair at a time at d = 2: the single call's solver
+                    let certified = pair
+                        .maximal_whitened_probe(1.5)
+                        .unwrap()
+                        .is_some_and(|p| p.bound <= p.documented);
+                    if certified && r.backend() == Backend::Auto {
+                        assert_eq!(x.to_bits(), single.to_bits(), "d=2 pair {k}");
+                    }
+                }
+            }
+        }
     }
 }

@@ -46,13 +46,16 @@ const POWER_STEPS: usize = 3;
 /// (ascending), the weights `w_k = ‖L u_k‖²` and the parts of the a-posteriori bound.
 #[derive(Clone, Debug)]
 pub struct Whitened {
-    t: Vec<f64>,
-    w: Vec<f64>,
-    /// The Rényi-mean terms `(w_k t_k / Σ w t, ln t_k)` over `t_k > 0` (the value at every order).
-    terms: Vec<(f64, f64)>,
+    /// `t_k` and `w_k` (the first `d` entries; fixed arrays, no allocation per pair).
+    t: [f64; WHITENED_MAX],
+    w: [f64; WHITENED_MAX],
+    /// The Rényi-mean terms `(w_k t_k / Σ w t, ln t_k)` over `t_k > 0` (the value at every order;
+    /// the first `len` entries).
+    terms: [(f64, f64); WHITENED_MAX],
+    len: usize,
     /// `ln t_k` (−∞ for `t_k ≤ 0`), `ln t_max`, `Σ w_k t_k`, `Σ w_k`, the spread
     /// `max ln t − min ln t` over `t_k > 0`.
-    ln_t: Vec<f64>,
+    ln_t: [f64; WHITENED_MAX],
     ln_tmax: f64,
     q1: f64,
     sum_w: f64,
@@ -64,8 +67,12 @@ pub struct Whitened {
     delta: f64,
     /// Relative error of the weights `w_k`.
     omega: f64,
-    /// A certified lower bound of `κ(σ)` (power iterations on `σ` and `L⁻†L⁻¹`).
+    /// A certified lower bound of `κ(σ)`: `max(κ₀, κ_power)` ([`kappa_cheap`], and the power
+    /// iterations on `σ` and `L⁻†L⁻¹` of [`kappa_lower_bound`]) once [`Whitened::refine_kappa`]
+    /// ran, `κ₀` before.
     kappa_lower: f64,
+    /// Whether `kappa_lower` includes the power iterations.
+    refined: bool,
     d: usize,
 }
 
@@ -85,7 +92,7 @@ impl Whitened {
     /// `D̂_α` at a finite `α ≥ 1` from the cached reduction: the Rényi mean of
     /// `(w_k t_k / Σ w t, ln t_k)` over `t_k > 0` (Belavkin–Staszewski at α = 1).
     pub fn value(&self, alpha: f64) -> f64 {
-        renyi_mean(&self.terms, alpha)
+        renyi_mean(&self.terms[..self.len], alpha)
     }
 
     /// The route's a-posteriori bound on `|D̂_α(computed) − D̂_α(ρ‖σ)|` (docs/divergences.md,
@@ -103,8 +110,9 @@ impl Whitened {
         // e_k = (t_k/t_max)^{α−1}; Q_α/t_max^α = Σ w e_k t_k/t_max (no overflow at large α)
         let tmax = lm.exp();
         let mut qs = 0.0;
-        let mut e = vec![0.0; self.t.len()];
-        for k in 0..self.t.len() {
+        let d = self.d;
+        let mut e = [0.0; WHITENED_MAX];
+        for k in 0..d {
             if self.t[k] > 0.0 {
                 e[k] = (am1 * (self.ln_t[k] - lm)).exp();
                 qs += self.w[k].max(0.0) * e[k] * (self.t[k] / tmax);
@@ -118,7 +126,7 @@ impl Whitened {
         // (1 − δ/t)^{α−1} ≥ 1 − max(α − 1, 1) δ/t (Bernoulli)
         let scale = alpha / (tmax * qs);
         let mut sum_wc = 0.0;
-        for k in 0..self.t.len() {
+        for k in 0..d {
             let (t, w) = (self.t[k], self.w[k].max(0.0) * (1.0 + self.omega));
             let (lo, hi) = (t - self.delta, t + self.delta);
             let c = if alpha == 1.0 {
@@ -176,6 +184,45 @@ impl Whitened {
     pub fn certified(&self, alpha: f64) -> Option<f64> {
         let o = self.order(alpha);
         (o.bound <= o.documented).then_some(o.value)
+    }
+
+    /// Raise the κ lower bound to `max(κ₀, κ_power)` (the power iterations; once). The decision
+    /// of [`Whitened::certified`] before this call implies the one after it (the documented bound
+    /// is non-decreasing in κ), so a caller that refines only where the cheap bound declines
+    /// decides as one that always refines (`whitened_small` does).
+    pub(crate) fn refine_kappa<const N: usize>(&mut self, p: &Prepared<N>, s: &Mat<N>) {
+        if !self.refined {
+            let power = kappa_lower_bound(s, &p.x) / (1.0 + self.eta_sigma);
+            self.kappa_lower = self.kappa_lower.max(power);
+            self.refined = true;
+        }
+    }
+
+    /// [`Whitened::certified`] at every order of `alphas` into `row`, refining κ
+    /// ([`Whitened::refine_kappa`]) only where the cheap lower bound declines an order; `false`
+    /// when an order is declined even so (`row` then holds unspecified numbers).
+    pub(crate) fn certify_into<const N: usize>(
+        &mut self,
+        p: &Prepared<N>,
+        s: &Mat<N>,
+        alphas: &[f64],
+        row: &mut [f64],
+    ) -> bool {
+        for (x, &a) in row.iter_mut().zip(alphas) {
+            let v = match self.certified(a) {
+                Some(v) => v,
+                None if !self.refined => {
+                    self.refine_kappa(p, s);
+                    match self.certified(a) {
+                        Some(v) => v,
+                        None => return false,
+                    }
+                }
+                None => return false,
+            };
+            *x = v;
+        }
+        true
     }
 }
 
@@ -256,8 +303,8 @@ impl<const N: usize> Split<N> {
 /// `T = PX†` (the lower triangle mirrored: exactly Hermitian), every inner loop an axpy over a
 /// contiguous row.
 #[inline(always)]
-fn whiten_body<const N: usize>(l: &Mat<N>, r: &Mat<N>) -> (Split<N>, Mat<N>) {
-    let mut x = Split::<N>::zeroed();
+fn whiten_body<const N: usize>(l: &Mat<N>, r: &Mat<N>, x: &mut Split<N>, t: &mut Mat<N>) {
+    *x = Split::<N>::zeroed();
     for i in 0..N {
         let (mut ar, mut ai) = ([0.0; N], [0.0; N]);
         for k in 0..i {
@@ -305,7 +352,6 @@ fn whiten_body<const N: usize>(l: &Mat<N>, r: &Mat<N>) -> (Split<N>, Mat<N>) {
         }
     }
     // T = P X†
-    let mut t = zeros::<N>();
     for i in 0..N {
         let (mut tr, mut ti) = ([0.0; N], [0.0; N]);
         for k in 0..N {
@@ -322,7 +368,6 @@ fn whiten_body<const N: usize>(l: &Mat<N>, r: &Mat<N>) -> (Split<N>, Mat<N>) {
         }
         t[i][i] = Complex64::new(tr[i], 0.0);
     }
-    (x, t)
 }
 
 /// The weights `w_k = ‖L u_k‖²` (`u` the eigenvectors as columns): `Y = LU` row by row, then the
@@ -355,21 +400,21 @@ fn weights_body<const N: usize>(l: &Mat<N>, u: &Mat<N>) -> [f64; N] {
 }
 
 /// [`whiten_body`], compiled for AVX2 where the CPU has it (the same operations).
-fn whiten<const N: usize>(l: &Mat<N>, r: &Mat<N>) -> (Split<N>, Mat<N>) {
+fn whiten<const N: usize>(l: &Mat<N>, r: &Mat<N>, x: &mut Split<N>, t: &mut Mat<N>) {
     #[cfg(target_arch = "x86_64")]
     {
         if N >= 4 && std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2 (checked just above).
-            return unsafe { whiten_avx2(l, r) };
+            return unsafe { whiten_avx2(l, r, x, t) };
         }
     }
-    whiten_body(l, r)
+    whiten_body(l, r, x, t)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn whiten_avx2<const N: usize>(l: &Mat<N>, r: &Mat<N>) -> (Split<N>, Mat<N>) {
-    whiten_body(l, r)
+unsafe fn whiten_avx2<const N: usize>(l: &Mat<N>, r: &Mat<N>, x: &mut Split<N>, t: &mut Mat<N>) {
+    whiten_body(l, r, x, t)
 }
 
 /// [`weights_body`], compiled for AVX2 where the CPU has it (the same operations).
@@ -391,54 +436,140 @@ unsafe fn weights_avx2<const N: usize>(l: &Mat<N>, u: &Mat<N>) -> [f64; N] {
 }
 
 /// [`maximal_whitened`] on two (exactly Hermitian, validated) states' matrices as stack arrays —
-/// the entry point a stack route can call.
+/// the entry point a stack route can call: [`whiten_prepare`], the eigendecomposition of `T` by
+/// `spectral::small::eigh_small`, [`whitened_finish`].
 pub(crate) fn whitened_small<const N: usize>(r: &Mat<N>, s: &Mat<N>) -> Result<Option<Whitened>> {
+    let Some(p) = whiten_prepare::<N>(r, s) else {
+        return Ok(None);
+    };
+    // the fixed-size solver's iteration cap: decline, the eigen route answers (review22b)
+    let Ok(e) = eigh_small::<N>(&p.t, true) else {
+        return Ok(None);
+    };
+    let mut w = whitened_finish::<N>(&p, s, &e);
+    w.refine_kappa(&p, s);
+    Ok(Some(w))
+}
+
+/// The whitened route up to the eigendecomposition of `T` ([`whiten_prepare`]): σ's factor, its
+/// inverse, `T = L⁻¹ρL⁻†` and the norms the bound needs.
+pub(crate) struct Prepared<const N: usize> {
+    l: Mat<N>,
+    x: Split<N>,
+    t: Mat<N>,
+    /// `‖|L||L|†‖_∞`.
+    ll: f64,
+    /// An upper bound of `‖L⁻¹‖²`.
+    inv_sq_upper: f64,
+}
+
+impl<const N: usize> Prepared<N> {
+    /// All zeros (a buffer for [`whiten_prepare_into`]).
+    pub(crate) fn zeroed() -> Self {
+        Prepared {
+            l: zeros::<N>(),
+            x: Split::zeroed(),
+            t: zeros::<N>(),
+            ll: 0.0,
+            inv_sq_upper: 0.0,
+        }
+    }
+
+    /// `T = L⁻¹ρL⁻†` (exactly Hermitian), the matrix to decompose.
+    pub(crate) fn matrix(&self) -> &Mat<N> {
+        &self.t
+    }
+}
+
+/// `|z|` as `√(re² + im²)` (no `hypot`: the entries here are far from overflow and underflow —
+/// σ is certified of full rank — and the bounds' rounding factors count this `|z|`'s
+/// relative error, at most `2ε`, as two more roundings).
+#[inline(always)]
+fn modulus(re: f64, im: f64) -> f64 {
+    (re * re + im * im).sqrt()
+}
+
+/// The first half of [`whitened_small`]: `None` where σ is not certified of full rank (its
+/// factorisation fails, or the bound `λ_min(σ) ≥ 1/‖L̂⁻¹‖² − γ_{d+1}‖|L̂||L̂|†‖` falls below
+/// [`certificate_shift`]) or a trace is not positive.
+pub(crate) fn whiten_prepare<const N: usize>(r: &Mat<N>, s: &Mat<N>) -> Option<Prepared<N>> {
+    let mut p = Prepared::zeroed();
+    whiten_prepare_into::<N>(r, s, &mut p).then_some(p)
+}
+
+/// [`whiten_prepare`] written into `p` (no copy of its arrays): `false` where it gives `None`
+/// (`p` then holds unspecified numbers).
+pub(crate) fn whiten_prepare_into<const N: usize>(
+    r: &Mat<N>,
+    s: &Mat<N>,
+    p: &mut Prepared<N>,
+) -> bool {
     let tr_s: f64 = (0..N).map(|i| s[i][i].re).sum();
     let tr_r: f64 = (0..N).map(|i| r[i][i].re).sum();
     if !(tr_s > 0.0 && tr_r > 0.0 && tr_s.is_finite() && tr_r.is_finite()) {
-        return Ok(None);
+        return false;
     }
     let Some(l) = cholesky(s, 0.0) else {
-        return Ok(None);
+        return false;
     };
-    let (x, t) = whiten(&l, r);
+    p.l = l;
+    whiten(&p.l, r, &mut p.x, &mut p.t);
+    let (l, x) = (&p.l, &p.x);
     let n = N as f64;
     let gamma = |m: f64| m * EPS / (1.0 - m * EPS);
-    // ‖|L||L|†‖_∞ = max_i Σ_k |L_ik| (Σ_j |L_jk|)
+    // ‖|L||L|†‖_∞ = max_i Σ_k |L_ik| (Σ_j |L_jk|) (first order in ε, as the bound)
     let mut colsum = [0.0; N];
     for i in 0..N {
         for k in 0..=i {
-            colsum[k] += l[i][k].norm();
+            colsum[k] += modulus(l[i][k].re, l[i][k].im);
         }
     }
     let ll = (0..N)
-        .map(|i| (0..=i).map(|k| l[i][k].norm() * colsum[k]).sum::<f64>())
+        .map(|i| {
+            (0..=i)
+                .map(|k| modulus(l[i][k].re, l[i][k].im) * colsum[k])
+                .sum::<f64>()
+        })
         .fold(0.0f64, f64::max);
-    // ‖L⁻¹‖² ≤ min(‖X‖₁‖X‖_∞, ‖X‖_F²)
+    // ‖L⁻¹‖² ≤ min(‖X‖₁‖X‖_∞, ‖X‖_F²); the rounding of the moduli (2ε each), the sums and the
+    // product: γ_{2d+6}
     let (mut row_max, mut col, mut frob) = (0.0f64, [0.0; N], 0.0);
     for i in 0..N {
         let mut row = 0.0;
         for k in 0..=i {
-            let a = x.re[i][k].hypot(x.im[i][k]);
+            let a2 = x.re[i][k] * x.re[i][k] + x.im[i][k] * x.im[i][k];
+            let a = a2.sqrt();
             row += a;
             col[k] += a;
-            frob += a * a;
+            frob += a2;
         }
         row_max = row_max.max(row);
     }
     let col_max = col.iter().copied().fold(0.0f64, f64::max);
-    let inv_sq_upper = (row_max * col_max).min(frob) * (1.0 + gamma(2.0 * n + 2.0));
+    let inv_sq_upper = (row_max * col_max).min(frob) * (1.0 + gamma(2.0 * n + 6.0));
     // σ certified of full rank: λ_min(σ) ≥ 1/‖L̂⁻¹‖² − ‖E‖ with ‖E‖ ≤ γ_{d+1}‖|L||L|†‖ at least the
     // order-two route's certificate shift (so the eigen route, too, finds σ of full rank)
     let lambda_min_lower = 1.0 / inv_sq_upper - gamma(n + 1.0) * ll;
     if !(lambda_min_lower >= certificate_shift(N, tr_s) && lambda_min_lower.is_finite()) {
-        return Ok(None);
+        return false;
     }
-    // the fixed-size solver's iteration cap: decline, the eigen route answers (review22b)
-    let Ok(e) = eigh_small::<N>(&t, true) else {
-        return Ok(None);
-    };
-    let wk = weights(&l, &e.vectors);
+    p.ll = ll;
+    p.inv_sq_upper = inv_sq_upper;
+    true
+}
+
+/// The second half of [`whitened_small`]: the weights, the bound's parts and the Rényi-mean terms
+/// from `T`'s eigendecomposition `e` (a backward-stable solver with vectors: the bound models its
+/// backward error as `d ε max|t_k|`, the absolute model of `MaximalReduction`; `s` is σ).
+pub(crate) fn whitened_finish<const N: usize>(
+    p: &Prepared<N>,
+    s: &Mat<N>,
+    e: &crate::spectral::small::SmallEigen<N>,
+) -> Whitened {
+    let (l, x, ll, inv_sq_upper) = (&p.l, &p.x, p.ll, p.inv_sq_upper);
+    let n = N as f64;
+    let gamma = |m: f64| m * EPS / (1.0 - m * EPS);
+    let wk = weights(l, &e.vectors);
     let eta_sigma = 3.0 * gamma(n + 1.0) * ll * inv_sq_upper;
     let tabs = e.values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let delta = n * EPS * tabs;
@@ -453,39 +584,69 @@ pub(crate) fn whitened_small<const N: usize>(r: &Mat<N>, s: &Mat<N>) -> Result<O
     };
     // ‖X̂v‖ estimates ‖(σ + E)⁻¹‖, not ‖σ⁻¹‖: shrink by (1 + η_σ) so that it stays below κ(σ)
     // (review22b)
-    let kappa_lower = kappa_lower_bound(s, &x) / (1.0 + eta_sigma);
-    let ln_t: Vec<f64> = e
-        .values
-        .iter()
-        .map(|&t| if t > 0.0 { t.ln() } else { f64::NEG_INFINITY })
-        .collect();
-    let (mut terms, mut q1, mut lo, mut hi) =
-        (Vec::with_capacity(N), 0.0, f64::INFINITY, f64::NEG_INFINITY);
+    let kappa_lower = kappa_cheap(s, x) / (1.0 + eta_sigma);
+    let mut ln_t = [f64::NEG_INFINITY; WHITENED_MAX];
+    for k in 0..N {
+        if e.values[k] > 0.0 {
+            ln_t[k] = e.values[k].ln();
+        }
+    }
+    let (mut terms, mut len) = ([(0.0, 0.0); WHITENED_MAX], 0);
+    let (mut q1, mut lo, mut hi) = (0.0, f64::INFINITY, f64::NEG_INFINITY);
     for k in 0..N {
         let (t, w) = (e.values[k], wk[k]);
         if t > 0.0 && w > 0.0 {
-            terms.push((w * t, ln_t[k]));
+            // `normalized` keeps the positive weights only (`w t` may underflow)
+            if w * t > 0.0 {
+                terms[len] = (w * t, ln_t[k]);
+                len += 1;
+            }
             q1 += w * t;
             lo = lo.min(ln_t[k]);
             hi = hi.max(ln_t[k]);
         }
     }
-    let terms = super::quantum::normalized(terms);
-    Ok(Some(Whitened {
+    // `quantum::normalized`'s operations: every weight here is positive, the sum in order
+    let total: f64 = terms[..len].iter().map(|(w, _)| w).sum();
+    if total > 0.0 {
+        terms[..len].iter_mut().for_each(|(w, _)| *w /= total);
+    }
+    let (mut t, mut w) = ([0.0; WHITENED_MAX], [0.0; WHITENED_MAX]);
+    t[..N].copy_from_slice(&e.values);
+    w[..N].copy_from_slice(&wk);
+    Whitened {
         terms,
+        len,
         ln_tmax: hi,
         ln_t,
         q1,
         sum_w: wk.iter().map(|w| w.max(0.0)).sum(),
         spread: (hi - lo).max(0.0),
-        t: e.values.to_vec(),
-        w: wk.to_vec(),
+        t,
+        w,
         eta_sigma,
         delta,
         omega,
         kappa_lower,
+        refined: false,
         d: N,
-    }))
+    }
+}
+
+/// A certified lower bound of `κ(σ) = λ_max(σ) ‖L⁻¹‖²` without iterations: `max_i σ_ii ≤ λ_max`
+/// and the largest squared row norm of `X = L⁻¹` (`‖X‖₂ ≥ ‖e_i†X‖`), less a rounding margin.
+fn kappa_cheap<const N: usize>(s: &Mat<N>, x: &Split<N>) -> f64 {
+    let top = (0..N).map(|i| s[i][i].re).fold(0.0f64, f64::max);
+    let mut inv = 0.0f64;
+    for i in 0..N {
+        let row: f64 = (0..=i)
+            .map(|k| x.re[i][k] * x.re[i][k] + x.im[i][k] * x.im[i][k])
+            .sum();
+        inv = inv.max(row);
+    }
+    // rounding of the squared row norm: relative (N + 2)ε at most
+    let margin = 1.0 - (N as f64 + 2.0) * EPS;
+    (top * inv * margin).max(1.0)
 }
 
 /// A certified lower bound of `κ(σ) = λ_max(σ) ‖L⁻¹‖²`: Rayleigh quotients after
@@ -557,15 +718,15 @@ mod tests {
             let rho = DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap();
             let sigma = DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap();
             let wh = maximal_whitened(&rho, &sigma).unwrap().expect("full rank");
-            let sw: f64 = wh.w.iter().sum();
-            let swt: f64 = wh.w.iter().zip(&wh.t).map(|(w, t)| w * t).sum();
+            let sw: f64 = wh.w[..d].iter().sum();
+            let swt: f64 = wh.w[..d].iter().zip(&wh.t[..d]).map(|(w, t)| w * t).sum();
             assert!((sw - 1.0).abs() < 1e-12, "d={d} Σw = {sw}");
             assert!((swt - 1.0).abs() < 1e-10, "d={d} Σwt = {swt}");
             let es = sigma.eigen().unwrap();
             let half = es.power(-0.5);
             let m = half.dot(rho.matrix()).dot(&half);
             let em = crate::spectral::Eigen::compute(m.view(), sigma.backend()).unwrap();
-            for (a, b) in wh.t.iter().zip(em.values().iter()) {
+            for (a, b) in wh.t[..d].iter().zip(em.values().iter()) {
                 assert!(
                     (a - b).abs() <= 1e-10 * b.abs().max(1.0),
                     "d={d}: {a} vs {b}"

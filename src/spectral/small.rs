@@ -1218,6 +1218,7 @@ fn non_finite() -> Error {
 /// bits — always inlined (the iterator form was an out-of-line call per entry in the small
 /// products of the stack route).
 #[inline(always)]
+#[cfg(test)]
 pub(crate) fn csum<const N: usize>(f: impl Fn(usize) -> Complex64) -> Complex64 {
     let mut acc = Complex64::new(0.0, 0.0);
     for l in 0..N {

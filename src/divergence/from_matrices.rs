@@ -246,7 +246,7 @@ pub enum SmallOutcome {
 
 /// Whether [`small_pair_from_matrices`] evaluates `quantity` on two `d × d` inputs itself (else it
 /// returns the states): `backend` solves both with the fixed-size QL solver's two-lane build
-/// ([`Backend::pairs_small`]: `Backend::Auto`, `4 ≤ d ≤ 16`), the small-pair kernel takes `d`, and
+/// (`Backend::pairs_small`: `Backend::Auto`, `4 ≤ d ≤ 16`), the small-pair kernel takes `d`, and
 /// for Petz the order is valid and not 2 (`Pair::renyi` takes the Cholesky route there).
 pub fn small_pair_applies(d: usize, quantity: SmallQuantity, backend: Backend) -> bool {
     let order = match quantity {
@@ -261,9 +261,9 @@ pub fn small_pair_applies(d: usize, quantity: SmallQuantity, backend: Backend) -
 
 /// Petz `D̄_α` or Umegaki of two raw matrices without building states or a `Pair` where
 /// [`small_pair_applies`] (docs/PERFORMANCE.md, "call23"): the `O(d²)` checks of both
-/// ([`hermitian_unit_trace`]), both matrices copied once to stack arrays and decomposed in one
+/// (`hermitian_unit_trace`), both matrices copied once to stack arrays and decomposed in one
 /// call of the QL solver's two-lane build (`eigh_tridiagonal_pair_into`, the solve
-/// [`Eigen::compute_pair`] runs), the eigenvalue checks, then the small-pair kernel on the stack
+/// `Eigen::compute_pair` runs), the eigenvalue checks, then the small-pair kernel on the stack
 /// decompositions (`SmallPair::new`, as `Pair` reaches it through the cached `Eigen`s). The same
 /// arithmetic in the same order as [`states_from_matrices`] with [`Check::Decomposed`] on both
 /// followed by `Pair::renyi(Family::Petz, α)` / `Pair::umegaki` — the same value bit for bit, the

@@ -219,6 +219,62 @@ fn difference_direct(
     }))
 }
 
+/// The quantity of `small_direct` for `kind` at `ps` on these operands: Petz at one order and
+/// Umegaki of two single raw matrices where the core's `small_pair_applies` (`4 ≤ d ≤ 16`,
+/// `Backend::Auto`, an order that is valid and not 2); `None` otherwise (checked on borrowed
+/// operands: a call that takes another route pays no move or allocation for it).
+fn small_quantity(
+    rho: &Operand,
+    sigma: &Operand,
+    kind: Kind,
+    ps: &[f64],
+    backend: Backend,
+) -> Option<qrenyi::divergence::from_matrices::SmallQuantity> {
+    use qrenyi::divergence::from_matrices::{small_pair_applies, SmallQuantity};
+    let quantity = match (kind, ps) {
+        (Kind::Renyi(Family::Petz), &[a]) => SmallQuantity::Petz(a),
+        (Kind::Umegaki, _) => SmallQuantity::Umegaki,
+        _ => return None,
+    };
+    match (rho, sigma) {
+        (Operand::Matrix(r), Operand::Matrix(s))
+            if r.dim() == s.dim() && small_pair_applies(r.nrows(), quantity, backend) =>
+        {
+            Some(quantity)
+        }
+        _ => None,
+    }
+}
+
+/// `quantity` ([`small_quantity`]) of two single raw matrices through the core's
+/// `small_pair_from_matrices` (no states, no `Pair`; the same value bit for bit, the same errors
+/// as `states_direct` then `evaluate`): `Ok(value)` in the natural logarithm, `Err(states)` where
+/// the core's route declines after validating (the states go on to `Pair`'s route).
+#[allow(clippy::type_complexity)]
+fn small_direct(
+    rho: Array2<Complex64>,
+    sigma: Array2<Complex64>,
+    quantity: qrenyi::divergence::from_matrices::SmallQuantity,
+    backend: Backend,
+) -> PyResult<std::result::Result<f64, (DensityMatrix, DensityMatrix)>> {
+    use qrenyi::divergence::difference::Operand as Which;
+    use qrenyi::divergence::from_matrices::{small_pair_from_matrices, SmallOutcome};
+    match small_pair_from_matrices(rho, sigma, quantity, Tolerance::default(), backend) {
+        Ok(SmallOutcome::Value(v)) => Ok(Ok(v)),
+        Ok(SmallOutcome::States(r, s)) => Ok(Err((r, s))),
+        Err((which, e)) => {
+            let what = match which {
+                Some(Which::Sigma) => "sigma",
+                _ => "rho",
+            };
+            Err(to_py(Error::Parse {
+                what: what.into(),
+                reason: e.to_string(),
+            }))
+        }
+    }
+}
+
 /// The two validated states of two single raw matrices for a quantity that builds a `Pair` (every
 /// kind but the hockey-stick and the trace distance), through the core's `states_from_matrices`: a
 /// state the quantity decomposes anyway is checked from its decomposition (no Cholesky; both
@@ -663,7 +719,24 @@ fn divergence<'py>(
                             Out::Scalar(v)
                         });
                     }
-                    let (rho, sigma) = match states_direct(rho, sigma, kind_v, &ps, be) {
+                    let small = small_quantity(&rho, &sigma, kind_v, &ps, be);
+                    let states = match (small, rho, sigma) {
+                        (Some(q), Operand::Matrix(r), Operand::Matrix(s)) => {
+                            match small_direct(r, s, q, be)? {
+                                Ok(v) => {
+                                    let v = base.scale(v);
+                                    return Ok(if seq {
+                                        Out::Vector(vec![v])
+                                    } else {
+                                        Out::Scalar(v)
+                                    });
+                                }
+                                Err(states) => Ok(Ok(states)),
+                            }
+                        }
+                        (_, rho, sigma) => states_direct(rho, sigma, kind_v, &ps, be),
+                    };
+                    let (rho, sigma) = match states {
                         Ok(states) => {
                             let (r, s) = states?;
                             (Side::One(r), Side::One(s))

@@ -259,16 +259,44 @@ fn decomposed_together(
     tol: Tolerance,
     backend: Backend,
 ) -> std::result::Result<(DensityMatrix, DensityMatrix), OperandError> {
+    let (t_rho, t_sigma) = checks_of_both(&mut rho, &mut sigma, tol, backend)?;
+    decompose_checked(rho, t_rho, sigma, t_sigma, backend)
+}
+
+/// The first half of [`decomposed_together`]: both inputs' `O(d²)` checks
+/// ([`hermitian_unit_trace`], each made exactly Hermitian) in the sequential order, their
+/// tolerances `(t_rho, t_sigma)`; when σ's fail, ρ's full validation (its decomposition) runs
+/// first, so that ρ's error wins as on the sequential route.
+fn checks_of_both(
+    rho: &mut Array2<Complex64>,
+    sigma: &mut Array2<Complex64>,
+    tol: Tolerance,
+    backend: Backend,
+) -> std::result::Result<(f64, f64), OperandError> {
     let tag = |o: Operand| move |e: Error| (Some(o), e);
-    let t_rho = hermitian_unit_trace(&mut rho, tol).map_err(tag(Operand::Rho))?;
-    let t_sigma = match hermitian_unit_trace(&mut sigma, tol) {
-        Ok(t) => t,
+    let t_rho = hermitian_unit_trace(rho, tol).map_err(tag(Operand::Rho))?;
+    match hermitian_unit_trace(sigma, tol) {
+        Ok(t) => Ok((t_rho, t)),
         Err(e) => {
             // the sequential route would have finished ρ's validation first
+            let rho = std::mem::take(rho);
             DensityMatrix::psd_from_eigen(rho, t_rho, backend).map_err(tag(Operand::Rho))?;
-            return Err((Some(Operand::Sigma), e));
+            Err((Some(Operand::Sigma), e))
         }
-    };
+    }
+}
+
+/// The second half of [`decomposed_together`]: two matrices that passed
+/// [`hermitian_unit_trace`] (tolerances `t_rho`, `t_sigma`) decomposed in one call
+/// ([`Eigen::compute_pair`]), then their eigenvalue checks, ρ's first.
+fn decompose_checked(
+    rho: Array2<Complex64>,
+    t_rho: f64,
+    sigma: Array2<Complex64>,
+    t_sigma: f64,
+    backend: Backend,
+) -> std::result::Result<(DensityMatrix, DensityMatrix), OperandError> {
+    let tag = |o: Operand| move |e: Error| (Some(o), e);
     let (er, es) = Eigen::compute_pair(rho.view(), sigma.view(), backend);
     let r = er
         .and_then(|e| DensityMatrix::psd_with_eigen(rho, t_rho, backend, e))
@@ -277,6 +305,92 @@ fn decomposed_together(
         .and_then(|e| DensityMatrix::psd_with_eigen(sigma, t_sigma, backend, e))
         .map_err(tag(Operand::Sigma))?;
     Ok((r, s))
+}
+
+/// A quantity [`small_pair_from_matrices`] evaluates straight from the two fixed-size
+/// decompositions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SmallQuantity {
+    /// Petz `D̄_α` at one order (`Pair::renyi(Family::Petz, α)`).
+    Petz(f64),
+    /// Umegaki `D(ρ‖σ)` (`Pair::umegaki`).
+    Umegaki,
+}
+
+/// What [`small_pair_from_matrices`] returns: the value (natural logarithm), or the two validated
+/// states for `Pair`'s route where the fused route does not apply.
+pub enum SmallOutcome {
+    /// The quantity's value, `Pair`'s bit for bit.
+    Value(f64),
+    /// The states of [`states_from_matrices`] with [`Check::Decomposed`] on both.
+    States(DensityMatrix, DensityMatrix),
+}
+
+/// Whether [`small_pair_from_matrices`] evaluates `quantity` on two `d × d` inputs itself (else it
+/// returns the states): `backend` solves both with the fixed-size QL solver's two-lane build
+/// (`Backend::pairs_small`: `Backend::Auto`, `4 ≤ d ≤ 16`), the small-pair kernel takes `d`, and
+/// for Petz the order is valid and not 2 (`Pair::renyi` takes the Cholesky route there).
+pub fn small_pair_applies(d: usize, quantity: SmallQuantity, backend: Backend) -> bool {
+    let order = match quantity {
+        SmallQuantity::Petz(a) => a != 2.0 && super::Family::Petz.check_alpha(a).is_ok(),
+        SmallQuantity::Umegaki => true,
+    };
+    order
+        && backend == Backend::Auto
+        && backend.pairs_small(d)
+        && d <= super::small::SMALL_SPECTRAL_MAX
+}
+
+/// Petz `D̄_α` or Umegaki of two raw matrices without building states or a `Pair` where
+/// [`small_pair_applies`] (docs/PERFORMANCE.md, "call23"): the `O(d²)` checks of both
+/// (`hermitian_unit_trace`), both matrices copied once to stack arrays and decomposed in one
+/// call of the QL solver's two-lane build (`eigh_tridiagonal_pair_into`, the solve
+/// `Eigen::compute_pair` runs), the eigenvalue checks, then the small-pair kernel on the stack
+/// decompositions (`SmallPair::new`, as `Pair` reaches it through the cached `Eigen`s). The same
+/// arithmetic in the same order as [`states_from_matrices`] with [`Check::Decomposed`] on both
+/// followed by `Pair::renyi(Family::Petz, α)` / `Pair::umegaki` — the same value bit for bit, the
+/// same decisions and errors (ρ's first) — minus the heap copies of the two decompositions, the
+/// two states and the pair. Where a lane's solve fails (it then falls back to another solver) and
+/// where the route does not apply, the states ([`SmallOutcome::States`]).
+///
+/// Errors: the validation error tagged with its operand.
+pub fn small_pair_from_matrices(
+    mut rho: Array2<Complex64>,
+    mut sigma: Array2<Complex64>,
+    quantity: SmallQuantity,
+    tol: Tolerance,
+    backend: Backend,
+) -> std::result::Result<SmallOutcome, OperandError> {
+    let d = rho.nrows();
+    let square = rho.dim() == (d, d) && sigma.dim() == (d, d);
+    if !(square && small_pair_applies(d, quantity, backend)) {
+        let checks = (Check::Decomposed, Check::Decomposed);
+        return states_from_matrices(rho, sigma, checks, tol, backend)
+            .map(|(r, s)| SmallOutcome::States(r, s));
+    }
+    let tag = |o: Operand| move |e: Error| (Some(o), e);
+    let (t_rho, t_sigma) = checks_of_both(&mut rho, &mut sigma, tol, backend)?;
+    use crate::spectral::small::{
+        eigh_tridiagonal_pair_into, from_view, with_small_dim, SmallEigen,
+    };
+    with_small_dim!(d, N => {
+        let mut out = [SmallEigen::<N>::zeroed(); 2];
+        let a = from_view::<N>(&rho.view());
+        let b = from_view::<N>(&sigma.view());
+        if let [Ok(()), Ok(())] = eigh_tridiagonal_pair_into::<N>(&a, &b, true, &mut out) {
+            // `DensityMatrix::psd_with_eigen`'s check on each, ρ's first
+            for (e, t, o) in [(&out[0], t_rho, Operand::Rho), (&out[1], t_sigma, Operand::Sigma)] {
+                let min = e.values.iter().copied().fold(f64::INFINITY, f64::min);
+                crate::state::density::negative_eigenvalue_check(min, t).map_err(tag(o))?;
+            }
+            let value = super::small::small_pair_value::<N>(&out[0], &out[1], quantity);
+            if let Some(v) = value {
+                return Ok(SmallOutcome::Value(v));
+            }
+        }
+    }, _ => ());
+    // a lane's solve failed (or the kernel declined): decomposed_together's states
+    decompose_checked(rho, t_rho, sigma, t_sigma, backend).map(|(r, s)| SmallOutcome::States(r, s))
 }
 
 #[cfg(test)]
@@ -288,6 +402,18 @@ pub(crate) mod tests {
     pub(crate) fn hs(d: usize, seed: u64) -> Array2<Complex64> {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         DensityMatrix::random_hilbert_schmidt(d, d, &mut rng)
+            .unwrap()
+            .matrix()
+            .clone()
+    }
+
+    /// σ of the pair tests: `I/d` (degenerate) at rank 1, else a random state of `rank`.
+    fn sigma_of_rank(d: usize, seed: u64, rank: usize) -> Array2<Complex64> {
+        if rank == 1 {
+            return Array2::from_diag_elem(d, Complex64::new(1.0 / d as f64, 0.0));
+        }
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed + 10);
+        DensityMatrix::random_hilbert_schmidt(d, rank, &mut rng)
             .unwrap()
             .matrix()
             .clone()
@@ -351,16 +477,7 @@ pub(crate) mod tests {
         for d in 1..=16usize {
             for (seed, rank) in [(1, d), (2, d.div_ceil(2)), (3, 1)] {
                 let r = hs(d, seed);
-                let s = if rank == 1 {
-                    // a degenerate state: I/d
-                    Array2::from_diag_elem(d, Complex64::new(1.0 / d as f64, 0.0))
-                } else {
-                    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed + 10);
-                    DensityMatrix::random_hilbert_schmidt(d, rank, &mut rng)
-                        .unwrap()
-                        .matrix()
-                        .clone()
-                };
+                let s = sigma_of_rank(d, seed, rank);
                 let checks = (Check::Decomposed, Check::Decomposed);
                 let (a, b) =
                     states_from_matrices(r.clone(), s.clone(), checks, tol, Backend::Auto).unwrap();
@@ -383,6 +500,107 @@ pub(crate) mod tests {
                     assert_eq!(bits(y.eigen().unwrap()), bits(b0.eigen().unwrap()), "d={d}");
                     let w = Pair::new(&a0, &b0).unwrap().renyi(family, alpha).unwrap();
                     assert_eq!(v.to_bits(), w.to_bits(), "d={d} {family:?}");
+                }
+            }
+        }
+    }
+
+    /// `small_pair_from_matrices` gives `states_from_matrices` (both decomposed) then
+    /// `Pair::renyi(Petz, α)` / `Pair::umegaki` bit for bit — full-rank, rank-deficient and
+    /// degenerate σ (a leaking ρ: +∞ above α = 1), inputs Hermitian only within the tolerance —
+    /// and where it does not apply (d ≤ 3, α = 2, an invalid order) the states of that route.
+    #[test]
+    fn small_pair_is_pair_route() {
+        use crate::divergence::Pair;
+        let tol = Tolerance::default();
+        let quantities = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, f64::INFINITY, -1.0, f64::NAN]
+            .map(SmallQuantity::Petz)
+            .into_iter()
+            .chain([SmallQuantity::Umegaki]);
+        let mut values = 0;
+        for d in 1..=17usize {
+            for (seed, rank) in [(1, d), (2, d.div_ceil(2)), (3, 1)] {
+                let mut r = hs(d, seed);
+                if d > 1 {
+                    // Hermitian within the tolerance only: symmetrised by the checks
+                    r[[1, 0]] += Complex64::new(1e-14, -2e-14);
+                }
+                let s = sigma_of_rank(d, seed, rank);
+                for q in quantities.clone() {
+                    for (x, y) in [(&r, &s), (&s, &r)] {
+                        let checks = (Check::Decomposed, Check::Decomposed);
+                        let (a, b) =
+                            states_from_matrices(x.clone(), y.clone(), checks, tol, Backend::Auto)
+                                .unwrap();
+                        let pair = Pair::new(&a, &b).unwrap();
+                        let want = match q {
+                            SmallQuantity::Petz(alpha) => {
+                                pair.renyi(super::super::Family::Petz, alpha)
+                            }
+                            SmallQuantity::Umegaki => pair.umegaki(),
+                        };
+                        let got =
+                            small_pair_from_matrices(x.clone(), y.clone(), q, tol, Backend::Auto)
+                                .unwrap();
+                        match got {
+                            SmallOutcome::Value(v) => {
+                                assert!(small_pair_applies(d, q, Backend::Auto));
+                                assert_eq!(v.to_bits(), want.unwrap().to_bits(), "d={d} {q:?}");
+                                values += 1;
+                            }
+                            SmallOutcome::States(a1, b1) => {
+                                assert!(!small_pair_applies(d, q, Backend::Auto), "d={d} {q:?}");
+                                assert_eq!(a1.matrix(), a.matrix());
+                                assert_eq!(b1.matrix(), b.matrix());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // d = 4 … 16, three pairs both ways, seven valid orders ≠ 2 and Umegaki
+        assert_eq!(values, 13 * 3 * 2 * 7);
+        // other backends are not taken
+        assert!(!small_pair_applies(
+            8,
+            SmallQuantity::Umegaki,
+            Backend::Nalgebra
+        ));
+    }
+
+    /// `small_pair_from_matrices` reports `states_from_matrices`'s errors (ρ's first, tagged).
+    #[test]
+    fn small_pair_errors_as_states() {
+        let tol = Tolerance::default();
+        for d in [4, 8, 16] {
+            let mut bad = Array2::<Complex64>::zeros((d, d));
+            bad[[0, 0]] = Complex64::new(1.2, 0.0);
+            bad[[1, 1]] = Complex64::new(-0.2, 0.0);
+            let mut trace = hs(d, 4);
+            trace[[0, 0]] += Complex64::new(0.1, 0.0);
+            let mut skew = hs(d, 6);
+            skew[[2, 1]] += Complex64::new(1e-3, 0.0);
+            let mut nan = hs(d, 7);
+            nan[[3, 0]] = Complex64::new(f64::NAN, 0.0);
+            let good = hs(d, 5);
+            let inputs = [&bad, &trace, &skew, &nan, &good];
+            for x in inputs {
+                for y in inputs {
+                    for q in [SmallQuantity::Petz(1.5), SmallQuantity::Umegaki] {
+                        let checks = (Check::Decomposed, Check::Decomposed);
+                        let want =
+                            states_from_matrices(x.clone(), y.clone(), checks, tol, Backend::Auto);
+                        let got =
+                            small_pair_from_matrices(x.clone(), y.clone(), q, tol, Backend::Auto);
+                        match (want, got) {
+                            (Ok(_), Ok(SmallOutcome::Value(v))) => assert!(v.is_finite()),
+                            (Err(e), Err(f)) => {
+                                assert_eq!(e.0, f.0);
+                                assert_eq!(e.1.to_string(), f.1.to_string());
+                            }
+                            (w, g) => panic!("d={d}: {:?} vs {:?}", w.err(), g.err()),
+                        }
+                    }
                 }
             }
         }

@@ -880,6 +880,23 @@ fn pair_of<const N: usize>(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result
     Ok(SmallPair::from_eigens(rho.eigen()?, sigma.eigen()?))
 }
 
+/// The value of `quantity` from two fixed-size decompositions of validated states (the route of
+/// `from_matrices::small_pair_from_matrices`): `Pair::renyi(Family::Petz, α)` /
+/// `Pair::umegaki` through this kernel, bit for bit (`SmallPair::new` on the stack states is
+/// `pair_of` on the cached `Eigen`s built from them); `None` where the kernel declines.
+pub(crate) fn small_pair_value<const N: usize>(
+    rho: &crate::spectral::small::SmallEigen<N>,
+    sigma: &crate::spectral::small::SmallEigen<N>,
+    quantity: super::from_matrices::SmallQuantity,
+) -> Option<f64> {
+    use super::from_matrices::SmallQuantity;
+    let pair = SmallPair::new(SmallState::from_small(rho), SmallState::from_small(sigma));
+    match quantity {
+        SmallQuantity::Petz(alpha) => pair.petz(alpha),
+        SmallQuantity::Umegaki => Some(pair.umegaki()),
+    }
+}
+
 /// Whether [`SmallPair::renyi`] can answer `family` at `alpha` in dimension `d` (it may still
 /// decline for the pair: maximal with a leaking ρ) — checked before the pair's overlap is formed,
 /// so a call the kernel declines does not pay for it.

@@ -706,7 +706,10 @@ impl<const N: usize> Reduction<N> {
             return false;
         }
         let xnorm = (x0.norm_sqr() + tail).sqrt();
-        let x0abs = x0.norm();
+        // |x₀| by `norm2` (a square root; `hypot` only where the squares under- or overflow):
+        // glibc's `hypot` call sat on this column's dependency chain (docs/PERFORMANCE.md,
+        // "call23")
+        let x0abs = norm2(x0.re, x0.im);
         let phase = if x0abs > 0.0 {
             x0 / x0abs
         } else {
@@ -790,7 +793,7 @@ impl<const N: usize> Reduction<N> {
             let s = self.sub[i];
             self.sub[i] = delta;
             if i + 1 < N {
-                let abs = s.norm();
+                let abs = norm2(s.re, s.im);
                 q.e[i] = abs;
                 if abs > 0.0 {
                     delta *= s / abs;

@@ -92,6 +92,16 @@ fn main() {
             DensityMatrix::with_options_decomposed(rm.clone(), tol, Backend::Auto).unwrap()
         });
         line += &format!(" validate(chol)={c:.2} validate(decomposed)={e:.2}");
+        // the fidelity's Cholesky route on undecomposed states (docs/divergences.md,
+        // "fidelity_cholesky"): the route alone, its decision included
+        let (ru, su) = (
+            DensityMatrix::with_options(r.matrix().clone(), tol, Backend::Auto).unwrap(),
+            DensityMatrix::with_options(s.matrix().clone(), tol, Backend::Auto).unwrap(),
+        );
+        let t = best(reps, || {
+            qrenyi::divergence::fidelity::fidelity_cholesky(&ru, &su).unwrap()
+        });
+        line += &format!(" fidelity(chol)={t:.2}");
         r.eigen().unwrap();
         s.eigen().unwrap();
         for f in [Family::Petz, Family::Sandwiched, Family::Maximal] {

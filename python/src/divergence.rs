@@ -279,7 +279,8 @@ fn small_direct(
 /// kind but the hockey-stick and the trace distance), through the core's `states_from_matrices`: a
 /// state the quantity decomposes anyway is checked from its decomposition (no Cholesky; both
 /// states, except ρ of sandwiched orders all finite and `> 1`, which the direct route never
-/// decomposes, and both states of Petz and maximal at α = 2 alone, the Cholesky route), the two PSD steps side by side where a second core is free. The same errors as
+/// decomposes, and both states of Petz and maximal at α = 2 alone, of maximal at finite orders
+/// `≥ 1` and of the fidelity at `d ≤ 16`: the Cholesky routes), the two PSD steps side by side where a second core is free. The same errors as
 /// `validate_as` on ρ, then σ. Every dimension: below the small kernels' limit
 /// (`qrenyi::divergence::small::SMALL_SPECTRAL_MAX`) too, where the kernels evaluate from the
 /// same two decompositions (the Cholesky factorisation before them was extra work). `None` for
@@ -321,7 +322,12 @@ fn states_direct(
         && ps.iter().all(|&a| a >= 1.0 && a.is_finite())
         && r.nrows() <= qrenyi::divergence::whitened::WHITENED_MAX
         && (ps.len() == 1 || r.nrows() >= qrenyi::divergence::whitened::WHITENED_CURVE_FROM);
-    let checks = if order_two || whitened {
+    // the root fidelity at d ≤ 16 on `Backend::Auto`: the Cholesky route (docs/divergences.md,
+    // "fidelity_cholesky") decomposes neither state; where it declines the pair decomposes both
+    let fidelity = matches!(kind, Kind::Fidelity | Kind::SquaredFidelity)
+        && backend == Backend::Auto
+        && r.nrows() <= qrenyi::divergence::fidelity::FIDELITY_CHOLESKY_MAX;
+    let checks = if order_two || whitened || fidelity {
         (Check::Cholesky, Check::Cholesky)
     } else {
         (rho_check, Check::Decomposed)

@@ -23,6 +23,7 @@ mod device;
 pub mod difference;
 #[doc(hidden)]
 pub mod exp_lanes;
+pub mod fidelity;
 pub mod from_matrices;
 pub mod order_two;
 mod petz;

@@ -37,6 +37,13 @@ pub fn certificate_shift(d: usize, trace: f64) -> f64 {
 /// where the eigen route sets eigenvalues at or below the zero threshold to 0 — negative ones down
 /// to `−tol` — [`DensityMatrix::is_psd_to_rounding`]).
 pub(crate) fn applies(rho: &DensityMatrix, sigma: &DensityMatrix) -> bool {
+    host_pair(rho, sigma) && rho.is_psd_to_rounding()
+}
+
+/// The conditions of [`applies`] but ρ's positivity: `Backend::Auto` on the host for both, equal
+/// dimensions `d > 0`, not both states decomposed (also the fidelity's Cholesky route's,
+/// `fidelity::applies`).
+pub(crate) fn host_pair(rho: &DensityMatrix, sigma: &DensityMatrix) -> bool {
     let d = rho.dim();
     rho.backend() == Backend::Auto
         && sigma.backend() == Backend::Auto
@@ -44,7 +51,6 @@ pub(crate) fn applies(rho: &DensityMatrix, sigma: &DensityMatrix) -> bool {
         && d > 0
         && !rho.backend().uses_gpu(d)
         && !(rho.is_decomposed() && sigma.is_decomposed())
-        && rho.is_psd_to_rounding()
 }
 
 /// `D_2(ρ‖σ) = ln(Tr ρσ^{−1}ρ / Tr ρ)`, the Petz and the maximal order 2 (docs/divergences.md,

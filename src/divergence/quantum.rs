@@ -662,8 +662,20 @@ impl<'a> Pair<'a> {
 
     /// Root (Uhlmann) fidelity `F(ρ, σ) = ‖√ρ √σ‖₁ = Tr √(σ^{1/2} ρ σ^{1/2})`, the convention of
     /// Nielsen–Chuang, QuTiP and toqito; `F ∈ [0, 1]` for states, `F = exp(−D̃_½(ρ‖σ)/2)`.
-    /// See [`Pair::squared_fidelity`] for `F²`. Cost: the sandwiched decomposition at α = ½.
+    /// See [`Pair::squared_fidelity`] for `F²`. Cost: at d ≤ 16 two Cholesky factorisations and one
+    /// SVD where the route certifies (docs/divergences.md, "fidelity_cholesky"), else the sandwiched
+    /// decomposition at α = ½.
     pub fn fidelity(&self) -> Result<f64> {
+        if super::fidelity::applies(self.rho, self.sigma) {
+            // two Cholesky factors, one product, one fixed-size SVD (docs/divergences.md,
+            // "fidelity_cholesky"); where it declines, both decompositions at once
+            if let Some(f) =
+                super::fidelity::fidelity_cholesky(self.rho, self.sigma).and_then(|f| f.certified())
+            {
+                return Ok(f);
+            }
+            self.decompose_both();
+        }
         if let Some(f) = super::small::fidelity(self.rho, self.sigma)? {
             return Ok(f);
         }

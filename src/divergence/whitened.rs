@@ -258,7 +258,7 @@ pub fn maximal_whitened(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<Op
 
 /// The lower Cholesky factor of `A + shift·I` (row-major, lower triangle; `A` Hermitian, its lower
 /// triangle read), `None` at a non-positive or non-finite pivot.
-fn cholesky<const N: usize>(a: &Mat<N>, shift: f64) -> Option<Mat<N>> {
+pub(crate) fn cholesky<const N: usize>(a: &Mat<N>, shift: f64) -> Option<Mat<N>> {
     let mut l = zeros::<N>();
     for j in 0..N {
         let mut pivot = a[j][j].re + shift;
@@ -285,13 +285,13 @@ fn cholesky<const N: usize>(a: &Mat<N>, shift: f64) -> Option<Mat<N>> {
 /// Real and imaginary parts of an `N × N` complex matrix (row-major), so that the products'
 /// inner loops run over contiguous `f64` rows (vectorised).
 #[derive(Clone, Copy)]
-struct Split<const N: usize> {
-    re: [[f64; N]; N],
-    im: [[f64; N]; N],
+pub(crate) struct Split<const N: usize> {
+    pub(crate) re: [[f64; N]; N],
+    pub(crate) im: [[f64; N]; N],
 }
 
 impl<const N: usize> Split<N> {
-    fn zeroed() -> Self {
+    pub(crate) fn zeroed() -> Self {
         Split {
             re: [[0.0; N]; N],
             im: [[0.0; N]; N],
@@ -299,11 +299,11 @@ impl<const N: usize> Split<N> {
     }
 }
 
-/// The whitening of [`whitened_small`]: `X = L⁻¹` (row by row, `LX = I`), `P = Xρ` and
-/// `T = PX†` (the lower triangle mirrored: exactly Hermitian), every inner loop an axpy over a
-/// contiguous row.
+/// `X = L⁻¹` of a lower triangular `L` with a real positive diagonal, row by row (`LX = I`), into
+/// `x`, every inner loop an axpy over a contiguous row (the first step of [`whiten_body`]; the
+/// fidelity's Cholesky route, `fidelity.rs`, bounds `‖L⁻¹‖` from it).
 #[inline(always)]
-fn whiten_body<const N: usize>(l: &Mat<N>, r: &Mat<N>, x: &mut Split<N>, t: &mut Mat<N>) {
+fn lower_inverse_body<const N: usize>(l: &Mat<N>, x: &mut Split<N>) {
     *x = Split::<N>::zeroed();
     for i in 0..N {
         let (mut ar, mut ai) = ([0.0; N], [0.0; N]);
@@ -322,6 +322,35 @@ fn whiten_body<const N: usize>(l: &Mat<N>, r: &Mat<N>, x: &mut Split<N>, t: &mut
         }
         x.re[i][i] = inv;
     }
+}
+
+/// [`lower_inverse_body`], compiled for AVX2 where the CPU has it (the same operations).
+pub(crate) fn lower_inverse<const N: usize>(l: &Mat<N>) -> Split<N> {
+    let mut x = Split::<N>::zeroed();
+    #[cfg(target_arch = "x86_64")]
+    {
+        if N >= 4 && std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            unsafe { lower_inverse_avx2(l, &mut x) };
+            return x;
+        }
+    }
+    lower_inverse_body(l, &mut x);
+    x
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn lower_inverse_avx2<const N: usize>(l: &Mat<N>, x: &mut Split<N>) {
+    lower_inverse_body(l, x)
+}
+
+/// The whitening of [`whitened_small`]: `X = L⁻¹` ([`lower_inverse_body`]), `P = Xρ` and
+/// `T = PX†` (the lower triangle mirrored: exactly Hermitian), every inner loop an axpy over a
+/// contiguous row.
+#[inline(always)]
+fn whiten_body<const N: usize>(l: &Mat<N>, r: &Mat<N>, x: &mut Split<N>, t: &mut Mat<N>) {
+    lower_inverse_body(l, x);
     let mut rr = [[0.0; N]; N];
     let mut ri = [[0.0; N]; N];
     for k in 0..N {
@@ -514,7 +543,25 @@ pub(crate) fn whiten_prepare_into<const N: usize>(
     };
     p.l = l;
     whiten(&p.l, r, &mut p.x, &mut p.t);
-    let (l, x) = (&p.l, &p.x);
+    let Some((ll, inv_sq_upper)) = full_rank_certificate(&p.l, &p.x, tr_s) else {
+        return false;
+    };
+    p.ll = ll;
+    p.inv_sq_upper = inv_sq_upper;
+    true
+}
+
+/// `(‖|L̂||L̂|†‖_∞, an upper bound of ‖L̂⁻¹‖²)` of a computed Cholesky factor `L̂` of a Hermitian
+/// `A` (trace `trace`) and its computed inverse `X`, when `A` is certified of full rank:
+/// `λ_min(A) ≥ 1/‖L̂⁻¹‖² − γ_{d+1}‖|L̂||L̂|†‖_∞` (Higham, Thm. 10.3: `L̂L̂† = A + E`,
+/// `|E| ≤ γ_{d+1}|L̂||L̂|†`) at least the order-two route's [`certificate_shift`] — so the eigen
+/// route, too, finds every eigenvalue above the zero threshold. `‖L̂⁻¹‖² ≤ min(‖X‖₁‖X‖_∞, ‖X‖_F²)`
+/// times `1 + γ_{2d+6}` for the rounding of `X` and of the moduli (a model). `None`: not certified.
+pub(crate) fn full_rank_certificate<const N: usize>(
+    l: &Mat<N>,
+    x: &Split<N>,
+    trace: f64,
+) -> Option<(f64, f64)> {
     let n = N as f64;
     let gamma = |m: f64| m * EPS / (1.0 - m * EPS);
     // ‖|L||L|†‖_∞ = max_i Σ_k |L_ik| (Σ_j |L_jk|) (first order in ε, as the bound)
@@ -550,12 +597,10 @@ pub(crate) fn whiten_prepare_into<const N: usize>(
     // σ certified of full rank: λ_min(σ) ≥ 1/‖L̂⁻¹‖² − ‖E‖ with ‖E‖ ≤ γ_{d+1}‖|L||L|†‖ at least the
     // order-two route's certificate shift (so the eigen route, too, finds σ of full rank)
     let lambda_min_lower = 1.0 / inv_sq_upper - gamma(n + 1.0) * ll;
-    if !(lambda_min_lower >= certificate_shift(N, tr_s) && lambda_min_lower.is_finite()) {
-        return false;
+    if !(lambda_min_lower >= certificate_shift(N, trace) && lambda_min_lower.is_finite()) {
+        return None;
     }
-    p.ll = ll;
-    p.inv_sq_upper = inv_sq_upper;
-    true
+    Some((ll, inv_sq_upper))
 }
 
 /// The second half of [`whitened_small`]: the weights, the bound's parts and the Rényi-mean terms
@@ -652,7 +697,7 @@ fn kappa_cheap<const N: usize>(s: &Mat<N>, x: &Split<N>) -> f64 {
 /// A certified lower bound of `κ(σ) = λ_max(σ) ‖L⁻¹‖²`: Rayleigh quotients after
 /// [`POWER_STEPS`] power steps on `σ` and on `X†X` (`X = L⁻¹`), each at most the norm it
 /// estimates (less a rounding margin), and `max_i σ_ii ≤ λ_max`.
-fn kappa_lower_bound<const N: usize>(s: &Mat<N>, x: &Split<N>) -> f64 {
+pub(crate) fn kappa_lower_bound<const N: usize>(s: &Mat<N>, x: &Split<N>) -> f64 {
     let start = [Complex64::new(1.0 / (N as f64).sqrt(), 0.0); N];
     let norm = |v: &[Complex64; N]| v.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
     // λ_max(σ)

@@ -693,50 +693,35 @@ fn divergence<'py>(
         qrenyi::divergence::with_large_policy(single_dim, be, || {
             guard_py(|| {
                 single_blas_if(single, || {
+                    // a single pair's values as the call's result: a vector for a sequence of
+                    // orders, else its one value
+                    let shaped = |v: Vec<f64>| {
+                        if seq {
+                            Out::Vector(v)
+                        } else {
+                            Out::Scalar(v[0])
+                        }
+                    };
                     let difference = matches!(kind_v, Kind::HockeyStick | Kind::TraceDistance);
                     let (rho, sigma) = if !difference {
                         (rho, sigma)
                     } else {
                         match difference_direct(rho, sigma, kind_v, &ps, be) {
-                            Ok(v) => {
-                                let v = v?;
-                                return Ok(if seq {
-                                    Out::Vector(v)
-                                } else {
-                                    Out::Scalar(v[0])
-                                });
-                            }
+                            Ok(v) => return Ok(shaped(v?)),
                             Err(operands) => *operands,
                         }
                     };
                     if let Some(v) = on_gpu_direct(&rho, &sigma, kind_v, &ps, be) {
-                        let v: Vec<f64> = v.into_iter().map(|x| base.scale(x)).collect();
-                        return Ok(if seq {
-                            Out::Vector(v)
-                        } else {
-                            Out::Scalar(v[0])
-                        });
+                        return Ok(shaped(v.into_iter().map(|x| base.scale(x)).collect()));
                     }
                     if let Some(v) = sandwiched_raw(&rho, &sigma, kind_v, &ps, be) {
-                        let v = base.scale(v);
-                        return Ok(if seq {
-                            Out::Vector(vec![v])
-                        } else {
-                            Out::Scalar(v)
-                        });
+                        return Ok(shaped(vec![base.scale(v)]));
                     }
                     let small = small_quantity(&rho, &sigma, kind_v, &ps, be);
                     let states = match (small, rho, sigma) {
                         (Some(q), Operand::Matrix(r), Operand::Matrix(s)) => {
                             match small_direct(r, s, q, be)? {
-                                Ok(v) => {
-                                    let v = base.scale(v);
-                                    return Ok(if seq {
-                                        Out::Vector(vec![v])
-                                    } else {
-                                        Out::Scalar(v)
-                                    });
-                                }
+                                Ok(v) => return Ok(shaped(vec![base.scale(v)])),
                                 Err(states) => Ok(Ok(states)),
                             }
                         }

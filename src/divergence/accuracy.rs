@@ -45,6 +45,18 @@ use ndarray::Array2;
 use num_complex::Complex64;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
+/// `γ_m = mε/(1 − mε)` (Higham's constant for `m` roundings; `m ε < 1`).
+pub(crate) fn gamma(m: f64) -> f64 {
+    m * EPS / (1.0 - m * EPS)
+}
+
+/// The componentwise backward-error constant of a complex Cholesky factorisation or of a
+/// complex inner product of length `d`: `√2·γ_{d+2}` — Higham's Thm. 10.3 (`γ_{d+1}`) is stated
+/// for real arithmetic; a complex product carries `√2γ₂` (Higham, Lemma 3.5), so
+/// `|L̂L̂† − A| ≤ √2γ_{d+2}|L̂||L̂|†` and `|fl(Σ a_k b_k) − Σ a_k b_k| ≤ √2γ_{d+2} Σ|a_k||b_k|`.
+pub(crate) fn complex_backward(d: usize) -> f64 {
+    std::f64::consts::SQRT_2 * gamma(d as f64 + 2.0)
+}
 
 /// `κ = λ_max / λ_min⁺` of a state on its support (1 for the zero matrix).
 pub fn support_condition(s: &DensityMatrix) -> Result<f64> {

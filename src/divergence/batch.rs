@@ -427,7 +427,10 @@ fn whitened_stack<const N: usize>(family: Family, alphas: &[f64]) -> bool {
 /// API decides it: ρ accepted with `is_psd_to_rounding` ([`psd_to_rounding`], as
 /// `order_two_pair`; `Pair::maximal_whitened` needs it), σ accepted and certified of full rank
 /// ([`whitened_sides`]), then every order certified — the one-pair value bit for bit (the same
-/// functions on the same symmetrised matrices). `false` (the decomposition route, which decides,
+/// functions on the same symmetrised matrices) where the single call takes the whitened route;
+/// for two shared states that are both already decomposed the single call declines it
+/// (`host_pair`) and takes the eigen route, so there the values agree to rounding, within the
+/// documented bound (review23). `false` (the decomposition route, which decides,
 /// reports errors and answers as before) where an operand is not so accepted, σ is not certified
 /// of full rank, or an order's bound exceeds the documented one.
 fn whitened_pair<const N: usize>(
@@ -603,8 +606,10 @@ fn order_two_stack<const N: usize>(family: Family, alphas: &[f64]) -> bool {
 /// here), so [`DensityMatrix::with_options`] accepts both with `is_psd_to_rounding` — then the
 /// certificate, factorisation and solve on the stack
 /// ([`order_two_small`](super::order_two::order_two_small), the same arithmetic): the one-pair
-/// value bit for bit. A shared state (`Operand::State`, e.g. one σ against a Python stack of ρ) is
-/// taken with its own cached `is_psd_to_rounding` when its backend is `Backend::Auto`. `None` (the
+/// value bit for bit (for two shared states both already decomposed the single call takes the
+/// eigen route instead: agreement to rounding there). A shared state (`Operand::State`, e.g. one σ
+/// against a Python stack of ρ) is taken with its own cached `is_psd_to_rounding` when its backend
+/// is `Backend::Auto`. `None` (the
 /// pair takes the decomposition route, which decides, reports errors and answers as before) for a
 /// shared state of another backend, a failed check or factorisation, or a certificate that fails.
 fn order_two_pair<const N: usize>(

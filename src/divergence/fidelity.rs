@@ -13,6 +13,7 @@
 // Index loops: the kernels read entries `m[i][j]` and their mirrors `m[j][i]` together.
 #![allow(clippy::needless_range_loop)]
 
+use super::accuracy::complex_backward;
 use super::order_two::certificate_shift;
 use super::whitened::{cholesky, full_rank_certificate, kappa_lower_bound, lower_inverse, Split};
 use crate::spectral::small::{Mat, SMALL_MAX};
@@ -71,11 +72,6 @@ pub fn fidelity_cholesky(rho: &DensityMatrix, sigma: &DensityMatrix) -> Option<F
     }, _ => None)
 }
 
-/// `γ_m = mε/(1 − mε)`.
-fn gamma(m: f64) -> f64 {
-    m * EPS / (1.0 - m * EPS)
-}
-
 /// One state's factor, inverse and backward-error parts.
 struct Factor<const N: usize> {
     l: Mat<N>,
@@ -98,9 +94,8 @@ fn factor<const N: usize>(a: &Mat<N>) -> Option<Factor<N>> {
     }
     let l = cholesky(a, 0.0)?;
     let x = lower_inverse(&l);
-    let (ll, inv_sq_upper) = full_rank_certificate(&l, &x, trace)?;
-    let e = gamma(N as f64 + 1.0) * ll;
-    let lambda_lower = 1.0 / inv_sq_upper - e;
+    let (ll, _, lambda_lower) = full_rank_certificate(&l, &x, trace)?;
+    let e = complex_backward(N) * ll;
     let eta = e / lambda_lower;
     let frob = (0..N)
         .map(|i| (0..=i).map(|k| l[i][k].norm_sqr()).sum::<f64>())
@@ -149,8 +144,8 @@ pub(crate) fn fidelity_small<const N: usize>(r: &Mat<N>, s: &Mat<N>) -> Option<F
     sorted.sort_by(f64::total_cmp);
     let value: f64 = sorted.iter().sum();
     let n = N as f64;
-    // the product: |ΔB| ≤ γ_{N+2}|L_ρ†||L_σ| (complex products), ‖ΔB‖_* ≤ √N ‖ΔB‖_F
-    let product = n.sqrt() * gamma(n + 2.0) * fr.frob * fs.frob;
+    // the product: |ΔB| ≤ √2γ_{N+2}|L_ρ†||L_σ| (complex inner products), ‖ΔB‖_* ≤ √N ‖ΔB‖_F
+    let product = n.sqrt() * complex_backward(N) * fr.frob * fs.frob;
     // the SVD: Σ_k |ŝ_k − s_k| ≤ N δ with the small-pair kernel's model δ = max(N, 2) ε s_max
     // (`small_fidelity`), the sum N ε F̂
     let svd = n * (n.max(2.0) * EPS * top) + n * EPS * value;

@@ -20,6 +20,7 @@
 // Index loops: the kernels read entries `m[i][j]` and their mirrors `m[j][i]` together.
 #![allow(clippy::needless_range_loop)]
 
+use super::accuracy::{complex_backward, gamma};
 use super::order_two::certificate_shift;
 use super::renyi_mean;
 use crate::error::Result;
@@ -61,7 +62,7 @@ pub struct Whitened {
     sum_w: f64,
     spread: f64,
     /// Relative backward error of σ from the factorisation and the two triangular products:
-    /// `3 γ_{d+1} ‖|L||L|†‖_∞ ‖L⁻¹‖²` (`‖L⁻¹‖²` bounded above by `min(‖X‖₁‖X‖_∞, ‖X‖_F²)`).
+    /// `3·√2γ_{d+2} ‖|L||L|†‖_∞ ‖L⁻¹‖²` (`‖L⁻¹‖²` bounded above by `min(‖X‖₁‖X‖_∞, ‖X‖_F²)`).
     eta_sigma: f64,
     /// Absolute backward error of the eigensolve of `T`: `d ε max_k |t_k|`.
     delta: f64,
@@ -234,7 +235,7 @@ pub(crate) fn applies(rho: &DensityMatrix, sigma: &DensityMatrix) -> bool {
 }
 
 /// The whitened reduction of a pair of validated states (`None`: σ not certified of full rank —
-/// its factorisation fails, or the bound `λ_min(σ) ≥ 1/‖L̂⁻¹‖² − γ_{d+1}‖|L̂||L̂|†‖` from the computed
+/// its factorisation fails, or the bound `λ_min(σ) ≥ 1/‖L̂⁻¹‖² − √2γ_{d+2}‖|L̂||L̂|†‖` from the computed
 /// factor falls below [`certificate_shift`], the order-two route's certificate — or `d >`
 /// [`WHITENED_MAX`]).
 pub fn maximal_whitened(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<Option<Whitened>> {
@@ -519,7 +520,7 @@ fn modulus(re: f64, im: f64) -> f64 {
 }
 
 /// The first half of [`whitened_small`]: `None` where σ is not certified of full rank (its
-/// factorisation fails, or the bound `λ_min(σ) ≥ 1/‖L̂⁻¹‖² − γ_{d+1}‖|L̂||L̂|†‖` falls below
+/// factorisation fails, or the bound `λ_min(σ) ≥ 1/‖L̂⁻¹‖² − √2γ_{d+2}‖|L̂||L̂|†‖` falls below
 /// [`certificate_shift`]) or a trace is not positive.
 pub(crate) fn whiten_prepare<const N: usize>(r: &Mat<N>, s: &Mat<N>) -> Option<Prepared<N>> {
     let mut p = Prepared::zeroed();
@@ -543,7 +544,7 @@ pub(crate) fn whiten_prepare_into<const N: usize>(
     };
     p.l = l;
     whiten(&p.l, r, &mut p.x, &mut p.t);
-    let Some((ll, inv_sq_upper)) = full_rank_certificate(&p.l, &p.x, tr_s) else {
+    let Some((ll, inv_sq_upper, _)) = full_rank_certificate(&p.l, &p.x, tr_s) else {
         return false;
     };
     p.ll = ll;
@@ -551,19 +552,19 @@ pub(crate) fn whiten_prepare_into<const N: usize>(
     true
 }
 
-/// `(‖|L̂||L̂|†‖_∞, an upper bound of ‖L̂⁻¹‖²)` of a computed Cholesky factor `L̂` of a Hermitian
-/// `A` (trace `trace`) and its computed inverse `X`, when `A` is certified of full rank:
-/// `λ_min(A) ≥ 1/‖L̂⁻¹‖² − γ_{d+1}‖|L̂||L̂|†‖_∞` (Higham, Thm. 10.3: `L̂L̂† = A + E`,
-/// `|E| ≤ γ_{d+1}|L̂||L̂|†`) at least the order-two route's [`certificate_shift`] — so the eigen
+/// `(‖|L̂||L̂|†‖_∞, an upper bound of ‖L̂⁻¹‖², the certified lower bound λ_ℓ of λ_min(A))` of a
+/// computed Cholesky factor `L̂` of a Hermitian `A` (trace `trace`) and its computed inverse `X`,
+/// when `A` is certified of full rank: `λ_min(A) ≥ λ_ℓ = 1/‖L̂⁻¹‖² − √2γ_{d+2}‖|L̂||L̂|†‖_∞`
+/// (Higham, Thm. 10.3 with complex products: `L̂L̂† = A + E`, `|E| ≤ √2γ_{d+2}|L̂||L̂|†`,
+/// [`complex_backward`]) at least the order-two route's [`certificate_shift`] — so the eigen
 /// route, too, finds every eigenvalue above the zero threshold. `‖L̂⁻¹‖² ≤ min(‖X‖₁‖X‖_∞, ‖X‖_F²)`
 /// times `1 + γ_{2d+6}` for the rounding of `X` and of the moduli (a model). `None`: not certified.
 pub(crate) fn full_rank_certificate<const N: usize>(
     l: &Mat<N>,
     x: &Split<N>,
     trace: f64,
-) -> Option<(f64, f64)> {
+) -> Option<(f64, f64, f64)> {
     let n = N as f64;
-    let gamma = |m: f64| m * EPS / (1.0 - m * EPS);
     // ‖|L||L|†‖_∞ = max_i Σ_k |L_ik| (Σ_j |L_jk|) (first order in ε, as the bound)
     let mut colsum = [0.0; N];
     for i in 0..N {
@@ -594,13 +595,13 @@ pub(crate) fn full_rank_certificate<const N: usize>(
     }
     let col_max = col.iter().copied().fold(0.0f64, f64::max);
     let inv_sq_upper = (row_max * col_max).min(frob) * (1.0 + gamma(2.0 * n + 6.0));
-    // σ certified of full rank: λ_min(σ) ≥ 1/‖L̂⁻¹‖² − ‖E‖ with ‖E‖ ≤ γ_{d+1}‖|L||L|†‖ at least the
+    // σ certified of full rank: λ_min(σ) ≥ 1/‖L̂⁻¹‖² − ‖E‖ with ‖E‖ ≤ √2γ_{d+2}‖|L||L|†‖ at least the
     // order-two route's certificate shift (so the eigen route, too, finds σ of full rank)
-    let lambda_min_lower = 1.0 / inv_sq_upper - gamma(n + 1.0) * ll;
+    let lambda_min_lower = 1.0 / inv_sq_upper - complex_backward(N) * ll;
     if !(lambda_min_lower >= certificate_shift(N, trace) && lambda_min_lower.is_finite()) {
         return None;
     }
-    Some((ll, inv_sq_upper))
+    Some((ll, inv_sq_upper, lambda_min_lower))
 }
 
 /// The second half of [`whitened_small`]: the weights, the bound's parts and the Rényi-mean terms
@@ -613,9 +614,8 @@ pub(crate) fn whitened_finish<const N: usize>(
 ) -> Whitened {
     let (l, x, ll, inv_sq_upper) = (&p.l, &p.x, p.ll, p.inv_sq_upper);
     let n = N as f64;
-    let gamma = |m: f64| m * EPS / (1.0 - m * EPS);
     let wk = weights(l, &e.vectors);
-    let eta_sigma = 3.0 * gamma(n + 1.0) * ll * inv_sq_upper;
+    let eta_sigma = 3.0 * complex_backward(N) * ll * inv_sq_upper;
     let tabs = e.values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let delta = n * EPS * tabs;
     let wmin = wk.iter().copied().fold(f64::INFINITY, f64::min);
@@ -623,7 +623,7 @@ pub(crate) fn whitened_finish<const N: usize>(
         .map(|i| (0..=i).map(|k| l[i][k].norm_sqr()).sum::<f64>())
         .sum();
     let omega = if wmin > 0.0 {
-        2.0 * gamma(n) * (l_frob / wmin).sqrt() + (2.0 * n + 2.0) * EPS
+        2.0 * complex_backward(N) * (l_frob / wmin).sqrt() + (2.0 * n + 2.0) * EPS
     } else {
         f64::INFINITY
     };

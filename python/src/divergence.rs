@@ -454,6 +454,9 @@ fn stack_values(
         };
     }
     let one = |k: usize| -> Result<Vec<f64>> {
+        if let Some(v) = difference_raw_pair(rho, sigma, first + k, kind, ps, backend) {
+            return Ok(v);
+        }
         let r = rho.get("rho", first + k, backend)?;
         let s = sigma.get("sigma", first + k, backend)?;
         evaluate(&Pair::new(&r, &s)?, kind, ps, base)
@@ -468,6 +471,38 @@ fn stack_values(
         flat.extend(r.map_err(|e| (k, e))?);
     }
     Ok(flat)
+}
+
+/// Pair `k` of a stack of the hockey-stick or the trace distance by the core's stack-array route
+/// (`difference_from_raw`: `Backend::Auto`, small `d`; a shared `qrenyi.State` only when its own
+/// backend is `Auto`, so that the values are those of its `Pair`): the value of the states route
+/// bit for bit, without building either state. `None`: the states route answers (and reports the
+/// pair's error).
+fn difference_raw_pair(
+    rho: &Side,
+    sigma: &Side,
+    k: usize,
+    kind: Kind,
+    ps: &[f64],
+    backend: Backend,
+) -> Option<Vec<f64>> {
+    use qrenyi::divergence::difference::{difference_from_raw, Difference};
+    let what = match kind {
+        Kind::HockeyStick => Difference::HockeyStick(ps),
+        Kind::TraceDistance => Difference::TraceDistance,
+        _ => return None,
+    };
+    fn view(side: &Side, k: usize) -> Option<ndarray::ArrayView2<'_, Complex64>> {
+        match side {
+            Side::One(s) if s.backend() == Backend::Auto => Some(s.matrix().view()),
+            Side::One(_) => None,
+            Side::Many(v) => Some(v.index_axis(Axis(0), k)),
+        }
+    }
+    if backend != Backend::Auto {
+        return None;
+    }
+    difference_from_raw(view(rho, k)?, view(sigma, k)?, what, Tolerance::default())
 }
 
 /// A chunk size forced by `_set_stack_chunk_for_tests` (0: [`stack_chunk`]'s).

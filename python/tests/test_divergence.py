@@ -288,19 +288,24 @@ def _with_spectrum(rng, lam):
     return (q * np.asarray(lam, dtype=float)) @ q.conj().T
 
 
+def _hard_pairs(rng, d):
+    """Random, rank-one, rank-deficient and ill-conditioned (κ = 1e12) states, and the stacks of all
+    their ordered pairs (ρ, σ)."""
+    graded = 10.0 ** (-12.0 * np.arange(d) / (d - 1))
+    deficient = np.arange(1.0, d + 1)
+    deficient[0] = 0.0
+    states = [random_state(rng, d), random_state(rng, d, rank=1), _with_spectrum(rng, deficient / deficient.sum()),
+              _with_spectrum(rng, graded / graded.sum())]
+    return states, np.stack([r for r in states for _ in states]), np.stack([s for _ in states for s in states])
+
+
 @pytest.mark.parametrize("d", [2, 3, 4, 7])
 def test_stack_route_equals_single_calls_on_hard_inputs(d):
     """The stack route (one call on (n, d, d) arrays) against one call per pair, every family:
     random, rank-deficient and ill-conditioned (κ = 1e12) states — values to rounding (the routes
     decompose with different solvers), +∞ alike; float64 stacks and non-contiguous views too."""
     rng = np.random.default_rng(30 + d)
-    graded = 10.0 ** (-12.0 * np.arange(d) / (d - 1))
-    deficient = np.arange(1.0, d + 1)
-    deficient[0] = 0.0
-    states = [random_state(rng, d), random_state(rng, d, rank=1), _with_spectrum(rng, deficient / deficient.sum()),
-              _with_spectrum(rng, graded / graded.sum())]
-    rs = np.stack([r for r in states for _ in states])
-    ss = np.stack([s for _ in states for s in states])
+    states, rs, ss = _hard_pairs(rng, d)
     for fam in FAMILIES:
         for alpha in [2.0, [1.5, 3.0], [0.5, 2.0]]:
             got = qrenyi.divergence(rs, ss, fam, alpha)
@@ -347,6 +352,35 @@ def test_stack_errors_equal_single_call_errors(d):
                     assert str(got.value) == f"pair 1: {want}"
                 else:
                     assert qrenyi.divergence(*stack, fam, 2.0)[1] == pytest.approx(want, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("d", [2, 4, 8, 14, 16])
+def test_difference_stacks_equal_single_calls_bitwise(d):
+    """Hockey-stick and trace-distance stacks (both operands stacks, or one a shared `qrenyi.State`)
+    give the single calls' values bit for bit — the stack-array route where it applies (d ≤ 14) and
+    the states route — on random, rank-one, rank-deficient and ill-conditioned states, agree with
+    numpy's eigvalsh of the difference, and raise the single call's error for an invalid pair."""
+    rng = np.random.default_rng(70 + d)
+    states, rs, ss = _hard_pairs(rng, d)
+    gammas = [0.5, 1.0, math.e]
+    got_h = qrenyi.divergence(rs, ss, "hockey-stick", gamma=gammas)
+    got_t = qrenyi.divergence(rs, ss, "trace-distance")
+    for k in range(len(rs)):
+        np.testing.assert_array_equal(got_h[k], qrenyi.divergence(rs[k], ss[k], "hockey-stick", gamma=gammas))
+        assert got_t[k] == qrenyi.divergence(rs[k], ss[k], "trace-distance")
+        for j, g in enumerate(gammas):
+            ev = np.linalg.eigvalsh(rs[k] - g * ss[k])
+            assert got_h[k, j] == pytest.approx(ev[ev > 0].sum(), rel=1e-10, abs=1e-13)
+    shared = qrenyi.validate(states[0])
+    np.testing.assert_array_equal(qrenyi.divergence(shared, ss, "hockey-stick", gamma=gammas),
+                                  np.stack([qrenyi.divergence(states[0], s, "hockey-stick", gamma=gammas) for s in ss]))
+    bad = [states[0] * 2, _with_spectrum(rng, np.r_[-1e-3, np.full(d - 1, (1 + 1e-3) / (d - 1))])]
+    for b in bad:
+        with pytest.raises(qrenyi.QrenyiError) as want:
+            qrenyi.divergence(b, states[1], "trace-distance")
+        with pytest.raises(qrenyi.QrenyiError) as got:
+            qrenyi.divergence(np.stack([states[0], b]), np.stack([states[1], states[1]]), "trace-distance")
+        assert str(got.value) == f"pair 1: {want.value}"
 
 
 def test_threads_call_concurrently():

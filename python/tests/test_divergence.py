@@ -356,24 +356,28 @@ def test_stack_errors_equal_single_call_errors(d):
 
 @pytest.mark.parametrize("d", [2, 4, 8, 14, 16])
 def test_difference_stacks_equal_single_calls_bitwise(d):
-    """Hockey-stick and trace-distance stacks (both operands stacks, or one a shared `qrenyi.State`)
-    give the single calls' values bit for bit — the stack-array route where it applies (d ≤ 14) and
-    the states route — on random, rank-one, rank-deficient and ill-conditioned states, agree with
-    numpy's eigvalsh of the difference, and raise the single call's error for an invalid pair."""
+    """Hockey-stick and trace-distance stacks and single calls (both taking the stack-array route
+    where it applies, d ≤ 14) give the values of the states route (`qrenyi.Pair`: two validated
+    states, then the pair's own computation) bit for bit on random, rank-one, rank-deficient and
+    ill-conditioned states, also with a shared `qrenyi.State`; they agree with numpy's eigvalsh of the
+    difference and raise the single call's error for an invalid pair."""
     rng = np.random.default_rng(70 + d)
     states, rs, ss = _hard_pairs(rng, d)
     gammas = [0.5, 1.0, math.e]
     got_h = qrenyi.divergence(rs, ss, "hockey-stick", gamma=gammas)
     got_t = qrenyi.divergence(rs, ss, "trace-distance")
     for k in range(len(rs)):
-        np.testing.assert_array_equal(got_h[k], qrenyi.divergence(rs[k], ss[k], "hockey-stick", gamma=gammas))
-        assert got_t[k] == qrenyi.divergence(rs[k], ss[k], "trace-distance")
+        pair = qrenyi.Pair(rs[k], ss[k])
+        want = [pair.hockey_stick(g) for g in gammas]
+        np.testing.assert_array_equal(got_h[k], want)
+        np.testing.assert_array_equal(qrenyi.divergence(rs[k], ss[k], "hockey-stick", gamma=gammas), want)
+        assert got_t[k] == pair.trace_distance() == qrenyi.divergence(rs[k], ss[k], "trace-distance")
         for j, g in enumerate(gammas):
             ev = np.linalg.eigvalsh(rs[k] - g * ss[k])
             assert got_h[k, j] == pytest.approx(ev[ev > 0].sum(), rel=1e-10, abs=1e-13)
     shared = qrenyi.validate(states[0])
     np.testing.assert_array_equal(qrenyi.divergence(shared, ss, "hockey-stick", gamma=gammas),
-                                  np.stack([qrenyi.divergence(states[0], s, "hockey-stick", gamma=gammas) for s in ss]))
+                                  [[qrenyi.Pair(shared, s).hockey_stick(g) for g in gammas] for s in ss])
     bad = [states[0] * 2, _with_spectrum(rng, np.r_[-1e-3, np.full(d - 1, (1 + 1e-3) / (d - 1))])]
     for b in bad:
         with pytest.raises(qrenyi.QrenyiError) as want:

@@ -676,10 +676,23 @@ pub fn difference_from_matrices(
     difference_with_schedule(rho, sigma, what, tol, backend, s)
 }
 
+/// Whether the rounding-shift Cholesky test of the stack-array routes ([`difference_from_raw`],
+/// [`sandwiched_from_raw`](super::from_matrices::sandwiched_from_raw)) may accept an input whose
+/// validation tolerance is `t`: `4τ < t`. A factorisation of `H + τI` that succeeds (backward error
+/// `|E| ≤ √2γ_{d+2}|L||L|†` with `(|L||L|†)_ij ≤ √(a_ii a_jj)`, so
+/// `‖E‖₂ ≤ √2γ_{d+2} Tr(H + τI) ≤ 0.3τ`; docs/divergences.md "order_two_cholesky") gives
+/// `λ_min(H) ≥ −1.3τ`, and validation's eigenvalue test (error `≤ d(d+1)ε Tr H ≤ 1.1τ` at
+/// `d ≤ 16`) then finds `λ_min ≥ −2.4τ > −t`: the states route accepts the input too. The default tolerance
+/// (`t ≥ 10⁻¹⁰`, `τ ≤ 6·10⁻¹⁴` at `d ≤ 16`) is `10³`–`10⁴` times that margin; only a custom
+/// tolerance within `4τ` sends every input to the states route.
+pub(crate) fn rounding_test_applies(shift: f64, t: f64) -> bool {
+    4.0 * shift < t
+}
+
 /// Largest dimension at which [`difference_from_matrices`] takes [`difference_from_raw`] first:
 /// measured in-process against the states route (docs/PERFORMANCE.md, "Hockey-stick and trace
-/// distance at d ≤ 14 on stack arrays"), 1.5× faster at d = 2, 1.14× at 4 and 8, 1.03× at 12 and
-/// 14, even at 15–16 (0.99–1.00×: `zpotrf` is as fast as the fixed-size factorisation there and
+/// distance at d ≤ 14 on stack arrays"), 1.4–1.5× faster at d = 2, 1.07–1.15× at 4 and 8,
+/// 1.02–1.04× at 12 and 14, even at 15–16 (0.99–1.00×: `zpotrf` is as fast as the fixed-size factorisation there and
 /// the solve dominates), so the larger sizes keep the states route.
 pub const DIFFERENCE_RAW_MAX: usize = 14;
 
@@ -689,11 +702,13 @@ pub const DIFFERENCE_RAW_MAX: usize = 14;
 /// arrays"). Each input is checked as [`DensityMatrix::with_options`] checks it before its PSD
 /// step (`small_checked`: the same arithmetic, the same symmetrised `H`, bit for bit) and
 /// accepted only where a Cholesky factorisation of `H + τI` succeeds at the rounding shift
-/// `τ = 16dε Tr H` (below the tolerance): `λ_min(H) ≳ −τ`, within the tolerance that
-/// `with_options` accepts — its own first test is the same factorisation (`zpotrf` from d = 8),
-/// so the two can differ only where a pivot is within rounding of zero at that shift, and then
-/// both accept. Then `ρ − γσ` (or `ρ − σ`) is formed entry by entry as [`Pair::hockey_stick`]
-/// forms it, solved values-only by the same fixed-size solver (`intermediate_values_fixed`), and
+/// `τ = 16dε Tr H` with the tolerance at least `4τ` (`rounding_test_applies`): success means
+/// `λ_min(H) ≥ −τ − ‖E‖`, and with validation's eigenvalue error the states route then sees
+/// `λ_min ≥ −2.4τ > −t` — it accepts too (its own factorisations, nalgebra's below d = 8 and
+/// `zpotrf` from 8, may fail where this one succeeds; its eigenvalue test then accepts). Where
+/// this factorisation fails the route declines. Then `ρ − γσ` (or `ρ − σ`) is formed entry by
+/// entry as [`Pair::hockey_stick`] forms it, solved values-only by the same fixed-size solver
+/// (`intermediate_values_fixed`), and
 /// the positive values (the moduli) are summed in the same ascending order: the value of
 /// `with_options(ρ)`, `with_options(σ)`, `Pair::new`, `Pair::hockey_stick` bit for bit (test
 /// `difference_from_raw_is_the_states_route`).
@@ -739,7 +754,8 @@ fn raw_small<const N: usize>(
     let accepted = |a: &ndarray::ArrayView2<'_, Complex64>| -> Option<Mat<N>> {
         let (h, t, trace) = super::batch::small_checked::<N>(a, tol)?;
         let shift = crate::spectral::zero_threshold(N, trace);
-        (shift < t && super::whitened::cholesky::<N>(&h, shift).is_some()).then_some(h)
+        (rounding_test_applies(shift, t) && super::whitened::cholesky::<N>(&h, shift).is_some())
+            .then_some(h)
     };
     let (r, s) = (accepted(rho)?, accepted(sigma)?);
     match what {
@@ -1235,7 +1251,8 @@ mod tests {
     fn difference_from_raw_is_the_states_route() {
         use crate::divergence::from_matrices::tests::hs;
         let tol = Tolerance::default();
-        let gammas = [0.0, 0.5, 1.0, std::f64::consts::E, 1e3];
+        let gammas = [0.0, 0.5, 1.0, std::f64::consts::E, 1e3, 1e300];
+        let mut rank_deficient_taken = 0;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
         for d in 1..=DIFFERENCE_RAW_MAX {
             let low = |rng: &mut rand_chacha::ChaCha8Rng| {
@@ -1265,6 +1282,28 @@ mod tests {
                     // (then the states route answers); every full-rank case takes the route
                     if k != 1 && k != 2 {
                         assert!(got.is_some(), "d = {d}, case {k}: declined");
+                    } else if got.is_some() {
+                        rank_deficient_taken += 1;
+                    }
+                    // column-major inputs: the same logical matrices, the same value
+                    let (mut rc, mut sc) = (
+                        Array2::zeros((d, d).f()),
+                        Array2::<Complex64>::zeros((d, d).f()),
+                    );
+                    rc.assign(&r);
+                    sc.assign(&s);
+                    assert_eq!(difference_from_raw(rc.view(), sc.view(), what, tol), got);
+                    // a tolerance t = 2τ (the checks pass; within the margin 4τ): declined
+                    let tau = crate::spectral::zero_threshold(d, 1.0);
+                    let tight = Tolerance {
+                        base: 2.0 * tau / (d as f64).sqrt(),
+                    };
+                    assert_eq!(difference_from_raw(r.view(), s.view(), what, tight), None);
+                    if k == 0 {
+                        // the checks pass at that tolerance: the states route answers
+                        assert!(
+                            sequential(r.clone(), s.clone(), what, tight, Backend::Auto).is_ok()
+                        );
                     }
                     if let Some(got) = got {
                         let (g, w): (Vec<u64>, Vec<u64>) = (
@@ -1318,6 +1357,11 @@ mod tests {
                 );
             }
         }
+        // rank-deficient inputs (half the rank) pass the rounding-shift test too, mostly
+        assert!(
+            rank_deficient_taken > DIFFERENCE_RAW_MAX,
+            "{rank_deficient_taken}"
+        );
         // outside the sizes
         for d in [0, DIFFERENCE_RAW_MAX + 1, 17] {
             let (a, b) = (hs(d.max(1), 1), hs(d.max(1), 2));

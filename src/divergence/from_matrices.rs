@@ -60,7 +60,8 @@ pub fn with_large_policy<R>(d: usize, backend: Backend, f: impl FnOnce() -> R) -
 ///    nalgebra's operations at d = 4–16, measured in-process; validation's own decision is
 ///    nalgebra's below 8 and LAPACK's `zpotrf` from 8, factorisations with the same backward
 ///    error bound, so the two can differ only for `λ_min(H)` within `O(d ε ‖H‖)` of `−τ`); its success both
-///    accepts ρ — `λ_min(H) ≥ −τ − O(d ε ‖H‖)`, far above `−t`, where validation accepts too — and
+///    accepts ρ — `λ_min(H) ≥ −1.3τ`, above `−t` by the margin `4τ < t` that the route requires
+///    (`difference::rounding_test_applies`), where validation accepts too — and
 ///    takes the direct route, as `Pair` does where its own factorisation succeeds (where the two
 ///    factorisations disagree, this route's value and the decomposition route's are both within
 ///    the documented bound);
@@ -106,7 +107,9 @@ fn raw_direct<const N: usize>(
     use super::small::{congruence_split, direct_sandwiched_value, SmallState};
     let (h, t, trace) = small_checked::<N>(rho, tol)?;
     let shift = crate::spectral::zero_threshold(N, trace);
-    if !(shift < t && super::whitened::cholesky::<N>(&h, shift).is_some()) {
+    if !(super::difference::rounding_test_applies(shift, t)
+        && super::whitened::cholesky::<N>(&h, shift).is_some())
+    {
         return None;
     }
     let (hs, ts, _) = small_checked::<N>(sigma, tol)?;

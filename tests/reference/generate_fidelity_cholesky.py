@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from generate_maximal_ritz import Lcg  # noqa: E402
 from generate_factor_congruence import state, graded  # noqa: E402
 from generate_order_two import mpm  # noqa: E402
+from generate_maximal_whitened import identity  # noqa: E402
 
 EPS = 2.0 ** -52
 
@@ -73,13 +74,6 @@ def bound(d, kappa, f):
     dv = -2 * math.log(f)
     b = 4 * eta + 64 * d * EPS * (1 + abs(dv))
     return f * math.expm1(b / 2)
-
-
-def identity(d):
-    m = [[0j] * d for _ in range(d)]
-    for i in range(d):
-        m[i][i] = complex(1.0 / d, 0.0)
-    return m
 
 
 def near_singular(d, rng):

@@ -20,6 +20,7 @@ mod graded;
 pub(crate) mod lapack;
 mod nalgebra_backend;
 mod products;
+pub(crate) mod root_free;
 pub mod small;
 pub mod small_lanes;
 

@@ -1508,10 +1508,11 @@ mod tests {
         assert_eq!(checked, 14 * 6);
     }
 
-    /// The in-place values (zhetrd + dsterf on the row-major buffer) against `zheevd` through the
-    /// backend on the same matrix (bit for bit where no scaling applies) and against nalgebra's
-    /// implicit QR (an independent algorithm, to rounding); outside the unscaled range the
-    /// in-place route declines.
+    /// `in_place_values_match_zheevd`: the in-place values (`zhetrd` + `root_free::sterf` on the
+    /// row-major buffer) against `zheevd` through the backend on the same matrix (within
+    /// `16 n ε ‖A‖₂`: the same reduction, two backward-stable tridiagonal solvers) and against
+    /// nalgebra's implicit QR (an independent algorithm, to rounding); outside the unscaled range
+    /// the in-place route declines.
     #[cfg(feature = "openblas")]
     #[test]
     fn in_place_values_match_zheevd() {

@@ -281,7 +281,7 @@ fn tridiagonal_values(buf: &mut [c64], nu: usize) -> Result<Vec<f64>> {
     let mut wq = Workspace::query();
     call(&mut wq)?;
     call(&mut wq.sized("zhetrd")?)?;
-    // the root-free QL regrouped to one division a step (`dsterf`'s job, 1.3–1.9× faster); `dsterf`
+    // the root-free QL regrouped to one division a step (`dsterf`'s job, 1.7–1.8× faster); `dsterf`
     // on the reduction's own output where it declines
     let (d0, e0) = (d.clone(), e.clone());
     if super::root_free::sterf(&mut d, &mut e) {

@@ -11,13 +11,18 @@
 /// Sweeps allowed per eigenvalue (LAPACK `dsterf`'s `MAXIT`): at most `30 n` in all.
 pub(crate) const SWEEPS_PER_VALUE: usize = 30;
 
-/// The smallest `r = p + e_i²` at which a step is regrouped (`2⁻²⁰⁰`): its numerator `n` scales as
-/// the cube and `n²` as the sixth power of the block's size (`r` as the square), so below this a
-/// block small against the matrix (entries `≲ 10⁻³⁰` after the scaling to order one) takes
-/// `dsterf`'s step, whose quantities scale as the size and its square and stay clear of underflow
-/// as in `dsterf` (review25: the regrouped step alone returned no values for blocks of size
-/// `10⁻¹⁴⁰…10⁻¹⁶²` and lost the relative accuracy of blocks from `10⁻⁴⁷` down).
+/// The smallest `r = p + e_i²` at which a step is regrouped (`2⁻²⁰⁰`; with [`NUM_FROM`] and a
+/// normal `r p_old`, the regrouped step is taken only where all its quantities are normal numbers).
+/// The numerator `n` of a block of size `s` against the matrix's scale scales as `s³` and `n²` as
+/// `s⁶` where `dsterf`'s quantities scale as `s` and `s²` (review25: unguarded, the step returned
+/// no values for blocks of size `10⁻¹⁴⁰…10⁻¹⁶²` and lost the relative accuracy of blocks from
+/// `10⁻⁴⁷` down).
 const REGROUPED_FROM: f64 = f64::from_bits((1023 - 200) << 52);
+
+/// The smallest `|n|` at which a step is regrouped (`2⁻⁵¹¹`, so that `n²` is a normal number):
+/// `n = rγ` is small where `γ` is, whatever `r` (review25b: `d = 0`, `e = (10⁻¹³⁰, 10⁻¹³, 10⁻²,
+/// 10⁻³¹, 10⁻¹⁷)` lost the largest value to `n²`'s underflow, 10⁶ n ε ‖T‖ off).
+const NUM_FROM: f64 = f64::from_bits((1023 - 511) << 52);
 
 /// The root-free QL iteration on the symmetric tridiagonal matrix with diagonal `d` and squared
 /// off-diagonal `e2` (`e2[k] = e_k²`, `k < n − 1`; `e2.len() ≥ n − 1`), both overwritten: `d`
@@ -67,26 +72,20 @@ pub(crate) fn root_free_ql(d: &mut [f64], e2: &mut [f64], max_sweeps: usize) -> 
             let oldc = c;
             let oldgam = gamma;
             let alpha = d[i];
-            if r >= REGROUPED_FROM {
-                // dsterf's c = p/r, s = e²/r, γ ← c(α − σ) − sγ, p ← γ²/c, regrouped: with
-                // n = p(α − σ) − e²γ, γ ← n/r and p ← n²/(rp) — the next step waits on one
-                // division (n²/(rp)) instead of two in a row (c, then γ²/c)
+            // dsterf's c = p/r, s = e²/r, γ ← c(α − σ) − sγ, p ← γ²/c, regrouped: with
+            // n = p(α − σ) − e²γ, γ ← n/r and p ← n²/(rp) — the next step waits on one division
+            // (n²/(rp)) instead of two in a row (c, then γ²/c). Only where r, n² and rp are
+            // normal numbers (else dsterf's own step): there each regrouped quantity is a small
+            // relative perturbation of dsterf's
+            let num = p * (alpha - sigma) - bb * oldgam;
+            let rp = r * p;
+            if r >= REGROUPED_FROM && num.abs() >= NUM_FROM && rp >= f64::MIN_POSITIVE {
                 let inv = 1.0 / r;
-                let num = p * (alpha - sigma) - bb * oldgam;
-                let rp = r * p;
                 c = p * inv;
                 s = bb * inv;
                 gamma = num * inv;
-                p = if rp >= f64::MIN_POSITIVE {
-                    (num * num) / rp
-                } else if c != 0.0 {
-                    (gamma * gamma) / c
-                } else {
-                    oldc * bb
-                };
+                p = (num * num) / rp;
             } else {
-                // a block far below the matrix's scale: n and n² would underflow (they scale as
-                // the block's size cubed and to the sixth), dsterf's own step
                 c = p / r;
                 s = bb / r;
                 gamma = c * (alpha - sigma) - s * oldgam;
@@ -128,9 +127,12 @@ pub(crate) fn sterf(d: &mut [f64], e: &mut [f64]) -> bool {
     let Some(e) = e.get_mut(..n - 1) else {
         return false;
     };
-    let big = d.iter().chain(e.iter()).fold(0.0f64, |m, x| m.max(x.abs()));
-    if !big.is_finite() {
-        return false;
+    let mut big = 0.0f64;
+    for x in d.iter().chain(e.iter()) {
+        if !x.is_finite() {
+            return false;
+        }
+        big = big.max(x.abs());
     }
     let scale = crate::spectral::small::power_of_two_scale(big);
     for x in d.iter_mut() {
@@ -280,8 +282,9 @@ mod tests {
     /// `sterf_matches_dsterf`: [`sterf`] against LAPACK's `dsterf` on random, graded (either
     /// way, so that both QL and the reversed block's QR run), Wilkinson `W⁺`, glued, split,
     /// zero and extreme-scale tridiagonal matrices, `n = 1 … 300`: ascending, and every value
-    /// within `16 n ε ‖T‖` of `dsterf`'s (both are backward stable, `8 n ε ‖T‖` each); non-finite
-    /// entries and a short `e` are declined.
+    /// within `16 n ε ‖T‖` of `dsterf`'s (both are backward stable, `8 n ε ‖T‖` each); review25b's
+    /// input where `n²` underflows and 1,500 log-uniform tridiagonals (entries `10⁻¹⁴⁰ … 1`, a
+    /// third of the diagonal zero, `n = 3 … 40`); non-finite entries and a short `e` are declined.
     #[cfg(feature = "openblas")]
     #[test]
     fn sterf_matches_dsterf() {
@@ -368,6 +371,51 @@ mod tests {
             "sterf vs dsterf: worst {worst:.3} n ε ‖T‖ over {} matrices",
             cases.len()
         );
+        // review25b: n² underflows while r does not (the largest value was 10⁶ n ε ‖T‖ off),
+        // through `sterf` and, scaled to order one, through `root_free_ql` as the fixed-size
+        // solve calls it
+        let e = [1e-130, 1e-13, 1e-2, 1e-31, 1e-17];
+        let (mut d, mut f) = (vec![0.0; 6], e.to_vec());
+        assert!(sterf(&mut d, &mut f));
+        assert!(
+            (d[5] - 1e-2).abs() <= 6.0 * 8.0 * f64::EPSILON * 1e-2,
+            "{d:?}"
+        );
+        let (mut d, mut e2) = (vec![0.0; 6], e.map(|x| (x * 64.0) * (x * 64.0)).to_vec());
+        assert!(root_free_ql(&mut d, &mut e2, 180));
+        let top = d.iter().fold(0.0f64, |m, x| m.max(*x));
+        assert!((top - 0.64).abs() <= 6.0 * 8.0 * f64::EPSILON, "{d:?}");
+        // log-uniform entries down to 10⁻¹⁴⁰ (review25b's fuzz, milder: its 10⁻³⁰⁰ reaches a
+        // subnormal-p weakness dsterf shares), a third of the diagonal zero
+        let mut fuzz_worst = 0.0f64;
+        for k in 0..1500usize {
+            let n = 3 + k % 38;
+            let mut draw = |zero: bool| {
+                let v = 10f64.powf(-140.0 * rng.random::<f64>());
+                let sign = if rng.random::<bool>() { 1.0 } else { -1.0 };
+                if zero && rng.random::<f64>() < 1.0 / 3.0 {
+                    0.0
+                } else {
+                    sign * v
+                }
+            };
+            let d0: Vec<f64> = (0..n).map(|_| draw(true)).collect();
+            let e0: Vec<f64> = (0..n - 1).map(|_| draw(false)).collect();
+            let (mut d, mut e) = (d0.clone(), e0.clone());
+            assert!(sterf(&mut d, &mut e));
+            let (mut w, mut f) = (d0.clone(), e0.clone());
+            let mut info = 0;
+            // SAFETY: w holds n values, f n − 1.
+            unsafe { lapack::dsterf(n as i32, &mut w, &mut f, &mut info) };
+            assert_eq!(info, 0);
+            let norm = d0.iter().chain(&e0).fold(0.0f64, |m, x| m.max(x.abs())) * 3.0;
+            for (x, y) in d.iter().zip(&w) {
+                let err = (x - y).abs() / (n as f64 * f64::EPSILON * norm);
+                fuzz_worst = fuzz_worst.max(err);
+                assert!(err <= 16.0, "fuzz {k}, n = {n}: {x:e} vs {y:e}");
+            }
+        }
+        eprintln!("log-uniform fuzz: worst {fuzz_worst:.3} n ε ‖T‖");
         let (mut d, mut e) = (vec![1.0, f64::NAN, 2.0], vec![0.5, 0.5]);
         assert!(!sterf(&mut d, &mut e));
         let (mut d, mut e) = (vec![1.0, 2.0, 3.0], vec![0.5]);

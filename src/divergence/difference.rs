@@ -1416,20 +1416,6 @@ mod tests {
             });
             cases.push(tri);
             cases.push(Array2::zeros((n, n)));
-            // a block far below the matrix's scale beside an entry 1 (review25: the regrouped QL
-            // step alone declined these)
-            for t in [1e-47, 1e-60, 1e-77, 1e-103, 1e-120, 1e-140, 1e-155, 1e-160] {
-                cases.push(Array2::from_shape_fn((n, n), |(i, j)| {
-                    Complex64::new(
-                        match (i, j) {
-                            (0, 0) => 1.0,
-                            (i, j) if j >= 1 && (i == j + 1 || j == i + 1) => t,
-                            _ => 0.0,
-                        },
-                        0.0,
-                    )
-                }));
-            }
             // differences of rank-deficient states (rank 1 and 2), γ = e and 1
             for seed in 0..6u64 {
                 let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(900 + seed + 10 * n as u64);
@@ -1475,6 +1461,39 @@ mod tests {
             }
         }
         eprintln!("worst error / (N ε ‖A‖₂): {worst:.3}");
+        // a path block of weight t far below the matrix's scale beside an entry 1 (review25: the
+        // regrouped QL step alone declined these): values 1 and 2t cos(jπ/n), j = 1 … n − 1, against
+        // those exact values (nalgebra's solver, the reference without LAPACK, fails on them)
+        for n in 3..=crate::spectral::small::AUTO_SMALL_VALUES_MAX {
+            for t in [1e-47, 1e-60, 1e-77, 1e-103, 1e-120, 1e-140, 1e-155, 1e-160] {
+                let a = Array2::from_shape_fn((n, n), |(i, j)| {
+                    Complex64::new(
+                        match (i, j) {
+                            (0, 0) => 1.0,
+                            (i, j) if j >= 1 && (i == j + 1 || j == i + 1) => t,
+                            _ => 0.0,
+                        },
+                        0.0,
+                    )
+                });
+                let mut want: Vec<f64> = (1..n)
+                    .map(|j| 2.0 * t * (j as f64 * std::f64::consts::PI / n as f64).cos())
+                    .chain([1.0])
+                    .collect();
+                want.sort_unstable_by(f64::total_cmp);
+                let got = with_small_dim!(n, N => {
+                    let mut m = crate::spectral::small::from_view::<N>(&a.view());
+                    tridiagonal_values::<N>(&mut m).map(|v| v.to_vec())
+                }, _ => None)
+                .expect("converges");
+                for (x, y) in got.iter().zip(&want) {
+                    assert!(
+                        (x - y).abs() <= 8.0 * n as f64 * f64::EPSILON,
+                        "n = {n}, t = {t:e}"
+                    );
+                }
+            }
+        }
         // non-finite entries: declined
         let mut m = [[Complex64::new(0.0, 0.0); 3]; 3];
         m[2][1] = Complex64::new(f64::NAN, 0.0);

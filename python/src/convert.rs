@@ -761,9 +761,12 @@ pub fn seed(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
 /// Refuse, as a `QrenyiError` naming `what` and the size, a copy of `count` values of `bytes`
 /// bytes each (an array of `shape`, as `dtype`) that this machine cannot allocate — e.g. a
 /// `numpy.broadcast_to` view declaring 10¹⁰ entries over one — instead of aborting the
-/// interpreter on a failed allocation. Copies under 64 MiB are not probed (nothing to fear, and
-/// nothing to pay); larger ones are reserved and released once (no page is touched), so the check
-/// costs a system call beside a copy of at least 64 MiB.
+/// interpreter on a failed allocation or filling the machine's memory until the kernel kills it.
+/// Copies under 64 MiB are not probed (nothing to fear, and nothing to pay); larger ones are
+/// refused beyond the machine's physical memory ([`physical_memory`]) — a reservation alone
+/// cannot tell, since it succeeds under the kernel's overcommit (`vm.overcommit_memory = 1`) or an
+/// allocator that maps without reserving swap — and otherwise reserved and released once (no page
+/// is touched), so the check costs a system call or two beside a copy of at least 64 MiB.
 pub fn check_alloc(what: &str, shape: &[usize], bytes: usize, dtype: &str) -> PyResult<()> {
     const PROBE_FROM: usize = 64 << 20;
     let total = shape.iter().try_fold(bytes, |acc, &n| acc.checked_mul(n));
@@ -784,12 +787,37 @@ pub fn check_alloc(what: &str, shape: &[usize], bytes: usize, dtype: &str) -> Py
     match total {
         None => Err(fail("more than this machine can address".into())),
         Some(t) if t < PROBE_FROM => Ok(()),
+        Some(t) if physical_memory().is_some_and(|m| t > m) => Err(fail(format!(
+            "more than this machine's memory ({:.3e} bytes)",
+            physical_memory().unwrap_or(0) as f64
+        ))),
         Some(t) => {
             let mut probe: Vec<u8> = Vec::new();
             probe
                 .try_reserve_exact(t)
                 .map_err(|_| fail("more than this machine can allocate".into()))
         }
+    }
+}
+
+/// The machine's physical memory in bytes (`sysconf(_SC_PHYS_PAGES) × _SC_PAGESIZE`), where the
+/// platform says; `None` elsewhere (then [`check_alloc`]'s reservation alone decides).
+fn physical_memory() -> Option<usize> {
+    #[cfg(unix)]
+    {
+        // SAFETY: sysconf reads two system constants; it has no preconditions.
+        let (pages, size) = unsafe {
+            (
+                libc::sysconf(libc::_SC_PHYS_PAGES),
+                libc::sysconf(libc::_SC_PAGESIZE),
+            )
+        };
+        let (pages, size) = (usize::try_from(pages).ok()?, usize::try_from(size).ok()?);
+        pages.checked_mul(size).filter(|&m| m > 0)
+    }
+    #[cfg(not(unix))]
+    {
+        None
     }
 }
 

@@ -24,6 +24,11 @@ mod privacy;
 mod smooth;
 mod verify;
 
+/// mimalloc for the extension's own (Rust) allocations; Python's and numpy's keep theirs
+/// (docs/PERFORMANCE.md, "Allocator of the Python extension").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pyo3::create_exception!(
     qrenyi,
     QrenyiError,

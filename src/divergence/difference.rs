@@ -18,12 +18,6 @@ use std::sync::Arc;
 /// eigensolve; below it (a solve of a few µs) the sequential route is as fast.
 pub const OVERLAP_FROM: usize = super::from_matrices::CONCURRENT_FROM;
 
-/// With more than one BLAS thread outside pins, every step runs on the calling thread
-/// ([`Schedule::Caller`]) below this dimension: measured quietly after hockey21 (docs/PERFORMANCE.md,
-/// "Hockey-stick schedule after the session-21 merges"), the overlap's task costs more than it hides
-/// at d = 64 with default threads (0.67–0.75× numpy against 0.81–0.91× for the caller-only route).
-pub const CALLER_BELOW: usize = crate::spectral::AUTO_FAER_FROM;
-
 /// What [`difference_from_matrices`] computes from the eigenvalues of `ρ − γσ`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Difference<'a> {
@@ -544,20 +538,17 @@ pub enum Schedule {
 /// * [`Sequential`](Schedule::Sequential) below [`OVERLAP_FROM`], when `backend` puts `d` on the
 ///   GPU, when rayon has one thread, or when BLAS runs more than two threads now (many cores:
 ///   the threaded solve);
-/// * [`Caller`](Schedule::Caller) below [`CALLER_BELOW`] with default (two) BLAS threads outside
-///   pins: there the overlap's task costs more than it hides (measured quietly after hockey21);
 /// * otherwise [`Overlap`](Schedule::Overlap), with one BLAS thread as with default (two) BLAS
 ///   threads (docs/PERFORMANCE.md, hockey21: the claimable checks never wait for a busy core,
-///   and [`OverlapFaer`](Schedule::OverlapFaer) lost to it at d = 512 in every quiet comparison).
+///   and [`OverlapFaer`](Schedule::OverlapFaer) lost to it at d = 512 in every quiet comparison;
+///   "Hockey-stick schedule with default threads (session 26)": [`Caller`](Schedule::Caller),
+///   once taken below d = 192 with default threads, was 1.17× slower at d = 64 called alone and
+///   no faster alternated with numpy's calls).
 pub fn schedule(d: usize, backend: Backend) -> Schedule {
     if !super::from_matrices::side_by_side(d, backend) {
         return Schedule::Sequential;
     }
-    if d < CALLER_BELOW && crate::spectral::blas_threads_unpinned() > 1 {
-        Schedule::Caller
-    } else {
-        Schedule::Overlap
-    }
+    Schedule::Overlap
 }
 
 /// The hockey-stick divergences or the trace distance of two raw matrices, with the results and
@@ -1025,26 +1016,24 @@ mod tests {
                 schedule(OVERLAP_FROM - 1, Backend::Auto),
                 Schedule::Sequential
             );
-            crate::spectral::set_blas_threads(1);
-            for d in [OVERLAP_FROM, 64, 192, 512, 1024] {
-                assert_eq!(schedule(d, Backend::Auto), Schedule::Overlap, "d = {d}");
-            }
-            if cfg!(feature = "openblas") {
-                // default (two) BLAS threads: the caller alone below CALLER_BELOW, the overlap
-                // from it (hockey21); a pin around the call does not change the process's count
-                crate::spectral::set_blas_threads(2);
-                for d in [OVERLAP_FROM, 64, CALLER_BELOW - 1, CALLER_BELOW, 512, 1024] {
-                    let expected = if d < CALLER_BELOW {
-                        Schedule::Caller
-                    } else {
-                        Schedule::Overlap
-                    };
-                    assert_eq!(schedule(d, Backend::Auto), expected, "d = {d}");
+            // one BLAS thread or default (two) threads: the overlap from OVERLAP_FROM at every
+            // size; a pin around the call does not change the process's count
+            let counts: &[usize] = if cfg!(feature = "openblas") {
+                &[1, 2]
+            } else {
+                &[1]
+            };
+            for &threads in counts {
+                crate::spectral::set_blas_threads(threads);
+                for d in [OVERLAP_FROM, 64, 191, 192, 512, 1024] {
+                    assert_eq!(schedule(d, Backend::Auto), Schedule::Overlap, "d = {d}");
                     let pinned =
                         crate::spectral::with_single_blas_thread(|| schedule(d, Backend::Auto));
-                    assert_eq!(pinned, expected, "d = {d}, pinned");
-                    assert_eq!(schedule(d, Backend::Lapack), expected, "d = {d}");
+                    assert_eq!(pinned, Schedule::Overlap, "d = {d}, pinned");
+                    assert_eq!(schedule(d, Backend::Lapack), Schedule::Overlap, "d = {d}");
                 }
+            }
+            if cfg!(feature = "openblas") {
                 crate::spectral::set_blas_threads(3);
                 assert_eq!(schedule(64, Backend::Auto), Schedule::Sequential);
             }

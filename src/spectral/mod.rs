@@ -304,20 +304,6 @@ impl Drop for SingleBlasPin {
     }
 }
 
-/// The BLAS thread count the process runs outside the pins of [`with_single_blas_thread`] and
-/// [`with_blas_pinned`]: the count saved by the open pin, else the current one (1 without the
-/// `openblas` feature). What the user asked for, where [`blas_threads`] inside a pinned section
-/// reads 1.
-pub fn blas_threads_unpinned() -> usize {
-    let g = SINGLE_BLAS.lock().unwrap_or_else(|p| p.into_inner());
-    if g.0 > 0 {
-        g.1.max(1)
-    } else {
-        drop(g);
-        blas_threads()
-    }
-}
-
 /// Number of BLAS threads currently in use (1 without the `openblas` feature).
 pub fn blas_threads() -> usize {
     #[cfg(feature = "openblas")]

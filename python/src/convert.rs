@@ -132,11 +132,22 @@ fn numeric_array<'py>(
     let a = arr
         .cast::<numpy::PyUntypedArray>()
         .map_err(|_| parse_error(what, "numpy.asarray did not return an array"))?;
+    // the copies below (the entries of an object array, numpy's cast) refused before they are
+    // made: a broadcast view may declare 10¹⁰ entries over one
+    let shape = a.shape().to_vec();
+    let bytes = if complex { 16 } else { 8 };
+    check_alloc(what, &shape, bytes, dtype)?;
     let descr = a.dtype();
     match descr.kind() as char {
         'f' | 'i' | 'u' => {}
         'c' if complex => {}
-        'O' => check_objects(what, a, complex)?,
+        'O' => {
+            // `check_objects` holds an index and a reference per entry
+            let per_entry = std::mem::size_of::<(Vec<usize>, Py<PyAny>)>()
+                + shape.len() * std::mem::size_of::<usize>();
+            check_alloc(what, &shape, per_entry, "checked objects")?;
+            check_objects(what, a, complex)?
+        }
         kind => {
             let dtype_name = descr
                 .str()
@@ -763,10 +774,13 @@ pub fn seed(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
 /// `numpy.broadcast_to` view declaring 10¹⁰ entries over one — instead of aborting the
 /// interpreter on a failed allocation or filling the machine's memory until the kernel kills it.
 /// Copies under 64 MiB are not probed (nothing to fear, and nothing to pay); larger ones are
-/// refused beyond the machine's physical memory ([`physical_memory`]) — a reservation alone
-/// cannot tell, since it succeeds under the kernel's overcommit (`vm.overcommit_memory = 1`) or an
-/// allocator that maps without reserving swap — and otherwise reserved and released once (no page
-/// is touched), so the check costs a system call or two beside a copy of at least 64 MiB.
+/// refused beyond the machine's physical memory ([`physical_memory`]: the host's, not a container's
+/// limit) — a reservation alone cannot tell, since it succeeds under the kernel's overcommit
+/// (`vm.overcommit_memory = 1`) — and otherwise reserved through the system allocator (blocks
+/// this large bypass mimalloc, `alloc::SYSTEM_FROM`) and released once, no page touched: refused
+/// where the kernel refuses the mapping (heuristic overcommit, `ulimit -v`). The check costs a
+/// system call or two beside a copy of at least 64 MiB. The message says `dtype`, the type the
+/// copy would hold.
 pub fn check_alloc(what: &str, shape: &[usize], bytes: usize, dtype: &str) -> PyResult<()> {
     const PROBE_FROM: usize = 64 << 20;
     let total = shape.iter().try_fold(bytes, |acc, &n| acc.checked_mul(n));
@@ -787,11 +801,13 @@ pub fn check_alloc(what: &str, shape: &[usize], bytes: usize, dtype: &str) -> Py
     match total {
         None => Err(fail("more than this machine can address".into())),
         Some(t) if t < PROBE_FROM => Ok(()),
-        Some(t) if physical_memory().is_some_and(|m| t > m) => Err(fail(format!(
-            "more than this machine's memory ({:.3e} bytes)",
-            physical_memory().unwrap_or(0) as f64
-        ))),
         Some(t) => {
+            if let Some(m) = physical_memory().filter(|&m| t > m) {
+                return Err(fail(format!(
+                    "more than this machine's memory ({:.3e} bytes)",
+                    m as f64
+                )));
+            }
             let mut probe: Vec<u8> = Vec::new();
             probe
                 .try_reserve_exact(t)

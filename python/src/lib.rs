@@ -17,6 +17,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+mod alloc;
 mod convert;
 mod divergence;
 mod kernel;
@@ -24,10 +25,10 @@ mod privacy;
 mod smooth;
 mod verify;
 
-/// mimalloc for the extension's own (Rust) allocations; Python's and numpy's keep theirs
-/// (docs/PERFORMANCE.md, "Allocator of the Python extension").
+/// The extension's own (Rust) allocations: mimalloc below 4 MiB, the system allocator above
+/// ([`alloc::SplitAllocator`]); Python's and numpy's keep theirs.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: alloc::SplitAllocator = alloc::SplitAllocator;
 
 pyo3::create_exception!(
     qrenyi,

@@ -128,6 +128,43 @@ def test_huge_broadcast_views_are_refused_before_allocating(make):
             call(make())
 
 
+@pytest.mark.parametrize("make", [
+    lambda: np.broadcast_to(np.array(2.0, dtype=object), (HUGE,)),
+    lambda: np.broadcast_to(np.array(2, dtype=np.int64), (HUGE,)),
+    lambda: np.broadcast_to(np.array(2.0, dtype=np.float32), (HUGE,)),
+], ids=["object", "int64", "float32"])
+def test_huge_views_of_other_dtypes_are_refused_before_numpy_converts_them(make):
+    # review26: an object view's entries were collected (an index and a reference each) and other
+    # dtypes cast by numpy.asarray before any size check — the object view filled the machine
+    with pytest.raises(QrenyiError, match=r"cannot parse alpha: an array of shape \(100000000000\)"):
+        qrenyi.divergence(RHO, SIGMA, "petz", make())
+    with pytest.raises(QrenyiError, match=r"cannot parse rho: an array of shape"):
+        qrenyi.divergence(np.broadcast_to(make()[:1].reshape(1, 1), (10**6, 10**6)), SIGMA, "umegaki")
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "sched_getaffinity")
+                    or not __import__("os").path.exists("/proc/self/statm"),
+                    reason="reads the resident set from /proc/self/statm (Linux)")
+def test_a_large_call_returns_its_memory():
+    # review26: with mimalloc for every block, the 256 MB of copies of this call stayed resident
+    # after it returned (mimalloc purges lazily); blocks of 4 MiB and more go to the system
+    # allocator, which unmaps them on free
+    import os
+
+    def resident():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+    rho = np.broadcast_to(np.diag([0.25, 0.25, 0.25, 0.25]).astype(complex), (10**6, 4, 4))
+    qrenyi.divergence(rho[:1000], rho[:1000], "trace-distance")
+    before = resident()
+    out = qrenyi.divergence(rho, rho, "trace-distance")
+    assert out.shape == (10**6,) and not out.any()
+    del out
+    grown = resident() - before
+    assert grown < 64 << 20, f"{grown / 2**20:.0f} MiB still resident after the call"
+
+
 def test_huge_parameter_and_sample_views_are_refused_before_allocating():
     alphas = np.broadcast_to(np.array(2.0), (HUGE,))
     with pytest.raises(QrenyiError, match=r"cannot parse alpha: an array of shape \(100000000000\)"):

@@ -1004,8 +1004,10 @@ mod tests {
         }
     }
 
-    /// The policy of [`schedule`]: the user's BLAS thread count decides (a pin around the call
-    /// does not hide it), then the dimension and the backend.
+    /// The policy of [`schedule`]: sequential below `OVERLAP_FROM`, with one rayon thread or more
+    /// than two BLAS threads; the overlap otherwise, at one BLAS thread as at two. (Inside a pin
+    /// the count reads 1, so a call pinned by its caller takes the overlap whatever the process's
+    /// count; the pinned asserts below check that at one and two threads.)
     #[test]
     fn schedule_follows_the_thread_policy() {
         let _serial = crate::spectral::test_thread_counts_lock();

@@ -63,10 +63,16 @@ fn reject_masked(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<()> {
     if !obj.is_instance(masked.bind(py))? {
         return Ok(());
     }
-    let count: usize = py
-        .import("numpy.ma")?
-        .call_method1("count_masked", (obj,))?
-        .extract()?;
+    let ma = py.import("numpy.ma")?;
+    // no mask at all: nothing to count (`count_masked` would build a full mask of the declared
+    // shape first — of a broadcast view's 10¹⁰ entries, say — before the size check)
+    if ma
+        .call_method1("getmask", (obj,))?
+        .is(&ma.getattr("nomask")?)
+    {
+        return Ok(());
+    }
+    let count: usize = ma.call_method1("count_masked", (obj,))?.extract()?;
     if count > 0 {
         return Err(parse_error(
             what,
@@ -132,20 +138,20 @@ fn numeric_array<'py>(
     let a = arr
         .cast::<numpy::PyUntypedArray>()
         .map_err(|_| parse_error(what, "numpy.asarray did not return an array"))?;
-    // the copies below (the entries of an object array, numpy's cast) refused before they are
-    // made: a broadcast view may declare 10¹⁰ entries over one
+    // the copies below (the entries of an object array, numpy's cast) are refused before they
+    // are made: a broadcast view may declare 10¹⁰ entries over one
     let shape = a.shape().to_vec();
     let bytes = if complex { 16 } else { 8 };
-    check_alloc(what, &shape, bytes, dtype)?;
     let descr = a.dtype();
     match descr.kind() as char {
         'f' | 'i' | 'u' => {}
         'c' if complex => {}
         'O' => {
+            check_alloc(what, &shape, bytes, dtype)?;
             // `check_objects` holds an index and a reference per entry
             let per_entry = std::mem::size_of::<(Vec<usize>, Py<PyAny>)>()
                 + shape.len() * std::mem::size_of::<usize>();
-            check_alloc(what, &shape, per_entry, "checked objects")?;
+            check_alloc(what, &shape, per_entry, "indexed object references")?;
             check_objects(what, a, complex)?
         }
         kind => {
@@ -166,6 +172,7 @@ fn numeric_array<'py>(
             ));
         }
     }
+    check_alloc(what, &shape, bytes, dtype)?;
     asarray(what, &arr, dtype)
 }
 
@@ -778,7 +785,7 @@ pub fn seed(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
 /// limit) — a reservation alone cannot tell, since it succeeds under the kernel's overcommit
 /// (`vm.overcommit_memory = 1`) — and otherwise reserved through the system allocator (blocks
 /// this large bypass mimalloc, `alloc::SYSTEM_FROM`) and released once, no page touched: refused
-/// where the kernel refuses the mapping (heuristic overcommit, `ulimit -v`). The check costs a
+/// where the kernel refuses the mapping (`ulimit -v`, strict overcommit). The check costs a
 /// system call or two beside a copy of at least 64 MiB. The message says `dtype`, the type the
 /// copy would hold.
 pub fn check_alloc(what: &str, shape: &[usize], bytes: usize, dtype: &str) -> PyResult<()> {

@@ -81,11 +81,16 @@ pub fn run_qrenyi(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// A fresh path `…/qrenyi-test-<pid>-<n>/<name>` (unique per call: tests run in parallel threads).
+/// A fresh path `…/qrenyi-test-<pid>-<n>/<name>` in an empty directory (unique per call: tests
+/// run in parallel threads). A directory of that name left by an earlier process with the same
+/// pid (a killed run; pids are reused) is removed first: tests that list the directory (left-over
+/// temporary files) must see only their own files.
 pub fn temp_path(name: &str) -> std::path::PathBuf {
     static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let dir = std::env::temp_dir().join(format!("qrenyi-test-{}-{n}", std::process::id()));
+    // absent is the usual case; any other failure shows at the creation below
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir.join(name)
 }

@@ -320,7 +320,7 @@ fn states_direct(
     let whitened = kind == Kind::Renyi(Family::Maximal)
         && !ps.is_empty()
         && ps.iter().all(|&a| a >= 1.0 && a.is_finite())
-        && r.nrows() <= qrenyi::divergence::whitened::WHITENED_MAX
+        && qrenyi::divergence::whitened::covers(r.nrows())
         && (ps.len() == 1 || r.nrows() >= qrenyi::divergence::whitened::WHITENED_CURVE_FROM);
     // the root fidelity at d ≤ 16 on `Backend::Auto`: the Cholesky route (docs/divergences.md,
     // "fidelity_cholesky") decomposes neither state; where it declines the pair decomposes both

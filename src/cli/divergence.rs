@@ -360,6 +360,14 @@ fn states_route(args: &Args, alphas: &[f64], gammas: &[f64]) -> Result<Evaluated
         Kind::Petz | Kind::Maximal if !alphas.is_empty() && alphas.iter().all(|&a| a == 2.0) => {
             (false, false)
         }
+        // maximal at finite orders α ≥ 1: the whitened route (docs/divergences.md,
+        // "maximal_whitened") decomposes neither state; where it declines (or a curve at
+        // d < WHITENED_CURVE_FROM) the pair decomposes both then
+        Kind::Maximal
+            if !alphas.is_empty() && alphas.iter().all(|&a| a >= 1.0 && a.is_finite()) =>
+        {
+            (false, false)
+        }
         _ => (true, true),
     };
     // (sequential when --normalize may print notes, so that they keep their order)

@@ -10,9 +10,10 @@ use crate::state::{DensityMatrix, Tolerance};
 use ndarray::Array2;
 use num_complex::Complex64;
 
-/// Smallest dimension at which [`states_from_matrices`] (and
-/// [`difference_from_matrices`](super::difference_from_matrices)) run the two inputs' PSD steps
-/// side by side; below it a step costs a few µs and the sequential route is as fast.
+/// Smallest dimension at which [`difference_from_matrices`](super::difference_from_matrices) runs
+/// the two inputs' PSD steps beside the solve, and the floor of [`states_from_matrices`]'s
+/// per-kind thresholds (`concurrent_from`); below it a step costs a few µs and the sequential
+/// route is as fast.
 pub const CONCURRENT_FROM: usize = 32;
 
 /// Smallest dimension from which [`with_large_policy`] runs a call with OpenBLAS pinned to one
@@ -144,6 +145,28 @@ pub enum Check {
     Decomposed,
 }
 
+/// Smallest dimension at which [`states_from_matrices`] runs the two PSD steps of `checks` side
+/// by side (beside [`side_by_side`]'s conditions): the rayon wake-up of the second task and the
+/// idle worker's spinning on the two cores cost more than a short step saves (session 27, two
+/// Cholesky factorisations and a factorisation beside a decomposition measured sequential against
+/// side by side in one process, default and one BLAS thread: docs/PERFORMANCE.md, "Two PSD steps
+/// side by side: per kind of step"). Two decompositions from [`CONCURRENT_FROM`] as before (at
+/// d = 32 the measurements disagree with the context: 1.16× slower side by side with one BLAS
+/// thread, 1.1–1.2× faster with two; 1.5–2.7× faster from 64), a factorisation beside a
+/// decomposition from [`MIXED_CONCURRENT_FROM`] (1.09–1.39× slower to d = 64), two factorisations
+/// never (1.03–2.6× slower at every d to 256: each is ≈ 1/30 of a decomposition).
+fn concurrent_from(checks: (Check, Check)) -> usize {
+    match checks {
+        (Check::Decomposed, Check::Decomposed) => CONCURRENT_FROM,
+        (Check::Cholesky, Check::Cholesky) => usize::MAX,
+        _ => MIXED_CONCURRENT_FROM,
+    }
+}
+
+/// Smallest dimension at which a Cholesky factorisation and an eigendecomposition of
+/// [`states_from_matrices`] run side by side (`concurrent_from`).
+pub const MIXED_CONCURRENT_FROM: usize = 128;
+
 /// Whether two independent PSD steps of dimension `d` run side by side (rayon, one BLAS thread
 /// each): rayon has at least two threads, BLAS runs at most two (so the two single-threaded steps
 /// use as many cores as one threaded step would — with more BLAS threads one large step keeps
@@ -190,8 +213,11 @@ fn validate(
 /// `DensityMatrix::with_options_decomposed` for [`Check::Decomposed`]) one after the other: the
 /// same accept/reject decisions, ρ's error first, the same matrices and decompositions.
 ///
-/// What differs is the schedule: when the two are square of one dimension `d ≥`
-/// [`CONCURRENT_FROM`] on the host, rayon has at least two threads and BLAS at most two, both
+/// What differs is the schedule: when the two are square of one dimension `d` at least the
+/// threshold of their kinds of step (`concurrent_from`: two decompositions from
+/// [`CONCURRENT_FROM`], a factorisation beside a decomposition from
+/// [`MIXED_CONCURRENT_FROM`], two factorisations never) on the host, rayon has at least two
+/// threads and BLAS at most two, both
 /// inputs' `O(d²)` checks (squareness, finiteness, Hermiticity, trace) run first, then the two PSD
 /// steps (a Cholesky factorisation or a full eigendecomposition each) run as two rayon tasks with
 /// one BLAS thread each; when the two steps differ (a Cholesky factorisation beside a
@@ -212,7 +238,7 @@ pub fn states_from_matrices(
     if square && checks == (Check::Decomposed, Check::Decomposed) && backend.pairs_small(d) {
         return decomposed_together(rho, sigma, tol, backend);
     }
-    if !(square && side_by_side(d, backend)) {
+    if !(square && side_by_side(d, backend) && d >= concurrent_from(checks)) {
         let r = validate(rho, checks.0, tol, backend).map_err(tag(Operand::Rho))?;
         let s = validate(sigma, checks.1, tol, backend).map_err(tag(Operand::Sigma))?;
         return Ok((r, s));

@@ -16,6 +16,12 @@
 //! ([`super::accuracy::documented_bound`]) evaluated with a certified *lower* bound of the
 //! condition number — so the documented bound of the value covers it. Elsewhere (α < 1, α = ∞,
 //! σ not certified of full rank, the bound too large) it declines and the eigen route runs.
+//!
+//! Two implementations of the same steps: on stack arrays up to [`WHITENED_MAX`] (the fixed-size
+//! solver, AVX2 products; the stack route's per-pair kernel) and, above it in a build with
+//! `openblas`, on LAPACK/BLAS (`zpotrf`, `ztrtri`, three `ztrmm`, the `Backend::Auto`
+//! eigensolver of `T`) with the same certificate and the same form of bound ([`maximal_whitened`];
+//! there the bound's `η_σ` may come from the tighter Skeel-type product, `eta_from_skeel`).
 
 // Index loops: the kernels read entries `m[i][j]` and their mirrors `m[j][i]` together.
 #![allow(clippy::needless_range_loop)]
@@ -28,10 +34,22 @@ use crate::spectral::small::{eigh_small, with_small_dim, zeros, Mat};
 use crate::spectral::EPS;
 use crate::state::DensityMatrix;
 use num_complex::Complex64;
+use smallvec::SmallVec;
 
-/// Largest dimension of the whitened route (its arrays live on the stack, the eigensolve is
-/// `spectral::small::eigh_small`).
+/// Largest dimension of the whitened route on stack arrays (the eigensolve is
+/// `spectral::small::eigh_small`); above it the route runs on LAPACK in a build with `openblas`
+/// ([`covers`]).
 pub const WHITENED_MAX: usize = 16;
+
+/// Per-eigenvalue data of the route: inline up to [`WHITENED_MAX`] (no allocation per pair),
+/// on the heap above.
+type PerValue<T> = SmallVec<[T; WHITENED_MAX]>;
+
+/// Whether the whitened route exists at dimension `d`: `1 ≤ d ≤` [`WHITENED_MAX`] on stack
+/// arrays in every build, every `d` on LAPACK in a build with `openblas`.
+pub fn covers(d: usize) -> bool {
+    d > 0 && (d <= WHITENED_MAX || cfg!(feature = "openblas"))
+}
 
 /// Smallest dimension at which an α-curve (more than one order) takes the whitened route: its
 /// per-order work (`d` exponentials for the bound beside the Rényi mean's) outweighs the saved
@@ -40,29 +58,34 @@ pub const WHITENED_MAX: usize = 16;
 /// (docs/PERFORMANCE.md, "whiten22").
 pub const WHITENED_CURVE_FROM: usize = 9;
 
-/// Power-iteration steps of the condition-number lower bounds (each `O(d²)`).
+/// Power-iteration steps of the condition-number lower bounds (each `O(d²)`) on stack arrays.
 const POWER_STEPS: usize = 3;
+
+/// Power-iteration steps of the condition-number lower bounds above [`WHITENED_MAX`] (each `O(d²)`
+/// against the route's `O(d³)`).
+#[cfg(feature = "openblas")]
+const POWER_STEPS_DENSE: usize = 12;
 
 /// The α-independent data of the whitened route: the eigenvalues `t_k` of `T = L⁻¹ρL⁻†`
 /// (ascending), the weights `w_k = ‖L u_k‖²` and the parts of the a-posteriori bound.
 #[derive(Clone, Debug)]
 pub struct Whitened {
-    /// `t_k` and `w_k` (the first `d` entries; fixed arrays, no allocation per pair).
-    t: [f64; WHITENED_MAX],
-    w: [f64; WHITENED_MAX],
-    /// The Rényi-mean terms `(w_k t_k / Σ w t, ln t_k)` over `t_k > 0` (the value at every order;
-    /// the first `len` entries).
-    terms: [(f64, f64); WHITENED_MAX],
-    len: usize,
+    /// `t_k` and `w_k` (`d` entries each).
+    t: PerValue<f64>,
+    w: PerValue<f64>,
+    /// The Rényi-mean terms `(w_k t_k / Σ w t, ln t_k)` over `t_k > 0` (the value at every order).
+    terms: PerValue<(f64, f64)>,
     /// `ln t_k` (−∞ for `t_k ≤ 0`), `ln t_max`, `Σ w_k t_k`, `Σ w_k`, the spread
     /// `max ln t − min ln t` over `t_k > 0`.
-    ln_t: [f64; WHITENED_MAX],
+    ln_t: PerValue<f64>,
     ln_tmax: f64,
     q1: f64,
     sum_w: f64,
     spread: f64,
-    /// Relative backward error of σ from the factorisation and the two triangular products:
-    /// `3·√2γ_{d+2} ‖|L||L|†‖_∞ ‖L⁻¹‖²` (`‖L⁻¹‖²` bounded above by `min(‖X‖₁‖X‖_∞, ‖X‖_F²)`).
+    /// Relative backward error of σ from the factorisation, the inverse and the two triangular
+    /// products: `3·√2γ_{d+2} ‖|L||L|†‖_∞ ‖L⁻¹‖²` (`‖L⁻¹‖²` bounded above by
+    /// `min(‖X‖₁‖X‖_∞, ‖X‖_F²)`, [`eta_from_norms`]); above [`WHITENED_MAX`] the smaller of that
+    /// and the Skeel-type form [`eta_from_skeel`].
     eta_sigma: f64,
     /// Absolute backward error of the eigensolve of `T`: `d ε max_k |t_k|`.
     delta: f64,
@@ -93,7 +116,7 @@ impl Whitened {
     /// `D̂_α` at a finite `α ≥ 1` from the cached reduction: the Rényi mean of
     /// `(w_k t_k / Σ w t, ln t_k)` over `t_k > 0` (Belavkin–Staszewski at α = 1).
     pub fn value(&self, alpha: f64) -> f64 {
-        renyi_mean(&self.terms[..self.len], alpha)
+        renyi_mean(&self.terms, alpha)
     }
 
     /// The route's a-posteriori bound on `|D̂_α(computed) − D̂_α(ρ‖σ)|` (docs/divergences.md,
@@ -112,7 +135,7 @@ impl Whitened {
         let tmax = lm.exp();
         let mut qs = 0.0;
         let d = self.d;
-        let mut e = [0.0; WHITENED_MAX];
+        let mut e: PerValue<f64> = SmallVec::from_elem(0.0, d);
         for k in 0..d {
             if self.t[k] > 0.0 {
                 e[k] = (am1 * (self.ln_t[k] - lm)).exp();
@@ -193,10 +216,15 @@ impl Whitened {
     /// decides as one that always refines (`whitened_small` does).
     pub(crate) fn refine_kappa<const N: usize>(&mut self, p: &Prepared<N>, s: &Mat<N>) {
         if !self.refined {
-            let power = kappa_lower_bound(s, &p.x) / (1.0 + self.eta_sigma);
-            self.kappa_lower = self.kappa_lower.max(power);
-            self.refined = true;
+            self.raise_kappa(kappa_lower_bound(s, &p.x));
         }
+    }
+
+    /// The κ lower bound raised to the power iterations' `κ_power` (`‖X̂v‖²` estimates
+    /// `‖(σ + E)⁻¹‖`, hence the division by `1 + η_σ`).
+    fn raise_kappa(&mut self, power: f64) {
+        self.kappa_lower = self.kappa_lower.max(power / (1.0 + self.eta_sigma));
+        self.refined = true;
     }
 
     /// [`Whitened::certified`] at every order of `alphas` into `row`, refining κ
@@ -229,19 +257,26 @@ impl Whitened {
 
 /// Whether the whitened route may run for the pair: the conditions of the order-two Cholesky route
 /// (`order_two::applies`: `Backend::Auto` on the host, not both states decomposed, ρ PSD to
-/// rounding) and `d ≤` [`WHITENED_MAX`].
+/// rounding) and a dimension the route [`covers`].
 pub(crate) fn applies(rho: &DensityMatrix, sigma: &DensityMatrix) -> bool {
-    rho.dim() <= WHITENED_MAX && super::order_two::applies(rho, sigma)
+    covers(rho.dim()) && super::order_two::applies(rho, sigma)
 }
 
 /// The whitened reduction of a pair of validated states (`None`: σ not certified of full rank —
 /// its factorisation fails, or the bound `λ_min(σ) ≥ 1/‖L̂⁻¹‖² − √2γ_{d+2}‖|L̂||L̂|†‖` from the computed
-/// factor falls below [`certificate_shift`], the order-two route's certificate — or `d >`
-/// [`WHITENED_MAX`]).
+/// factor falls below [`certificate_shift`], the order-two route's certificate — or a dimension
+/// the route does not [`cover`](covers)). Cost: at `d ≤` [`WHITENED_MAX`] the fixed-size kernels;
+/// above, `zpotrf` (`d³/3` complex multiply-adds), `ztrtri` (`d³/3`), three `ztrmm` (`d³/2`
+/// each) and one eigendecomposition with vectors of `T` (`Backend::Auto`), against three
+/// eigendecompositions on the eigen route; `O(d²)` for the certificate and the κ lower bounds.
 pub fn maximal_whitened(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<Option<Whitened>> {
     let d = rho.dim();
-    if d != sigma.dim() || d == 0 || d > WHITENED_MAX {
+    if d != sigma.dim() || !covers(d) {
         return Ok(None);
+    }
+    #[cfg(feature = "openblas")]
+    if d > WHITENED_MAX {
+        return whitened_dense(rho, sigma);
     }
     with_small_dim!(d, N => {
         let (r, s) = (rho.matrix(), sigma.matrix());
@@ -564,28 +599,49 @@ pub(crate) fn full_rank_certificate<const N: usize>(
     x: &Split<N>,
     trace: f64,
 ) -> Option<(f64, f64, f64)> {
-    let n = N as f64;
+    certificate_from(
+        N,
+        |i, k| (l[i][k].re, l[i][k].im),
+        |i, k| (x.re[i][k], x.im[i][k]),
+        (&mut [0.0; N], &mut [0.0; N]),
+        trace,
+    )
+}
+
+/// [`full_rank_certificate`] of a `d × d` factor and inverse read through `l(i, k)`, `x(i, k)`
+/// (`(re, im)` of the entry, `i ≥ k`), with two zeroed scratch rows of length `d` (inlined into
+/// both layouts' callers: the fixed-size arrays and LAPACK's column-major buffers).
+#[inline(always)]
+fn certificate_from(
+    d: usize,
+    l: impl Fn(usize, usize) -> (f64, f64),
+    x: impl Fn(usize, usize) -> (f64, f64),
+    (colsum, col): (&mut [f64], &mut [f64]),
+    trace: f64,
+) -> Option<(f64, f64, f64)> {
+    let n = d as f64;
+    let modulus_at = |(re, im): (f64, f64)| modulus(re, im);
     // ‖|L||L|†‖_∞ = max_i Σ_k |L_ik| (Σ_j |L_jk|) (first order in ε, as the bound)
-    let mut colsum = [0.0; N];
-    for i in 0..N {
+    for i in 0..d {
         for k in 0..=i {
-            colsum[k] += modulus(l[i][k].re, l[i][k].im);
+            colsum[k] += modulus_at(l(i, k));
         }
     }
-    let ll = (0..N)
+    let ll = (0..d)
         .map(|i| {
             (0..=i)
-                .map(|k| modulus(l[i][k].re, l[i][k].im) * colsum[k])
+                .map(|k| modulus_at(l(i, k)) * colsum[k])
                 .sum::<f64>()
         })
         .fold(0.0f64, f64::max);
     // ‖L⁻¹‖² ≤ min(‖X‖₁‖X‖_∞, ‖X‖_F²); the rounding of the moduli (2ε each), the sums and the
     // product: γ_{2d+6}
-    let (mut row_max, mut col, mut frob) = (0.0f64, [0.0; N], 0.0);
-    for i in 0..N {
+    let (mut row_max, mut frob) = (0.0f64, 0.0);
+    for i in 0..d {
         let mut row = 0.0;
         for k in 0..=i {
-            let a2 = x.re[i][k] * x.re[i][k] + x.im[i][k] * x.im[i][k];
+            let (re, im) = x(i, k);
+            let a2 = re * re + im * im;
             let a = a2.sqrt();
             row += a;
             col[k] += a;
@@ -597,8 +653,8 @@ pub(crate) fn full_rank_certificate<const N: usize>(
     let inv_sq_upper = (row_max * col_max).min(frob) * (1.0 + gamma(2.0 * n + 6.0));
     // σ certified of full rank: λ_min(σ) ≥ 1/‖L̂⁻¹‖² − ‖E‖ with ‖E‖ ≤ √2γ_{d+2}‖|L||L|†‖ at least the
     // order-two route's certificate shift (so the eigen route, too, finds σ of full rank)
-    let lambda_min_lower = 1.0 / inv_sq_upper - complex_backward(N) * ll;
-    if !(lambda_min_lower >= certificate_shift(N, trace) && lambda_min_lower.is_finite()) {
+    let lambda_min_lower = 1.0 / inv_sq_upper - complex_backward(d) * ll;
+    if !(lambda_min_lower >= certificate_shift(d, trace) && lambda_min_lower.is_finite()) {
         return None;
     }
     Some((ll, inv_sq_upper, lambda_min_lower))
@@ -612,39 +668,126 @@ pub(crate) fn whitened_finish<const N: usize>(
     s: &Mat<N>,
     e: &crate::spectral::small::SmallEigen<N>,
 ) -> Whitened {
-    let (l, x, ll, inv_sq_upper) = (&p.l, &p.x, p.ll, p.inv_sq_upper);
-    let n = N as f64;
+    let l = &p.l;
     let wk = weights(l, &e.vectors);
-    let eta_sigma = 3.0 * complex_backward(N) * ll * inv_sq_upper;
-    let tabs = e.values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    let delta = n * EPS * tabs;
-    let wmin = wk.iter().copied().fold(f64::INFINITY, f64::min);
     let l_frob: f64 = (0..N)
         .map(|i| (0..=i).map(|k| l[i][k].norm_sqr()).sum::<f64>())
         .sum();
+    let parts = Parts {
+        eta_sigma: eta_from_norms(N, p.ll, p.inv_sq_upper),
+        l_frob,
+        kappa0: kappa_cheap(s, &p.x),
+    };
+    finish_from(&e.values, &wk, parts)
+}
+
+/// The norms of σ's computed factor and inverse that [`finish_from`] needs beside `T`'s
+/// eigenvalues and the weights.
+struct Parts {
+    /// The relative backward error `η_σ` of σ ([`eta_from_norms`], or the dense route's tighter
+    /// [`eta_from_skeel`]).
+    eta_sigma: f64,
+    /// `‖L̂‖_F²`.
+    l_frob: f64,
+    /// The cheap κ lower bound `κ₀` ([`kappa_cheap`]) before the division by `1 + η_σ`.
+    kappa0: f64,
+}
+
+/// `η_σ = 3·√2γ_{d+2} ‖|L̂||L̂|†‖_∞ ‖L̂⁻¹‖²` from the certificate's norms `ll = ‖|L̂||L̂|†‖_∞` and
+/// `inv_sq_upper ≥ ‖L̂⁻¹‖²` ([`full_rank_certificate`]): the factorisation's backward error and the
+/// inverse's and products' (docs/divergences.md, "maximal_whitened", bound part 1).
+fn eta_from_norms(d: usize, ll: f64, inv_sq_upper: f64) -> f64 {
+    3.0 * complex_backward(d) * ll * inv_sq_upper
+}
+
+/// The tighter `η_σ` of the dense route (docs/divergences.md, "maximal_whitened", "Above d = 16")
+/// from the Skeel-type product `B = |X̂||L̂|` (entrywise moduli; `B ≥ |X̂L̂| = I`, so `‖B‖₂ ≥ 1`):
+/// `|L̂⁻¹EL̂⁻†| ≤ √2γ_{d+2} BBᵀ` bounds the factorisation's part by `√2γ_{d+2} ρ(BBᵀ)`, and a change
+/// `|ΔL| ≤ √2γ_{d+2}|L̂|` of a product, or a left residual `X̂L̂ = I + R`, `|R| ≤ √2γ|X̂||L̂|`, of the
+/// inverse (what `ztrtri` gives: `ztrti2` and OpenBLAS's blocked variants form `X̂L̂ − I`; the
+/// blocked path's constant counted twice, review27) moves `L̂⁻¹σL̂⁻†` by at most `2√2γ_{d+2}‖B‖₂`
+/// each, so `η_σ ≤ √2γ_{d+2}(c + 6√c)` for any `c ≥ ρ(BBᵀ)`. `c` is the
+/// Collatz–Wielandt bound `max_i (BBᵀx)_i / x_i` (at every positive `x` an upper bound of the
+/// Perron root of a nonnegative matrix), the smallest over [`POWER_STEPS_DENSE`] power steps from
+/// `x = 1`, raised by `γ_{4d+12}` for the rounding of the moduli and of the nonnegative sums. The
+/// caller takes the smaller of this and [`eta_from_norms`]. Cost: four triangular products with a
+/// vector per step, `O(d²)`; `l`, `x` column-major `d × d` (lower triangles read).
+#[cfg(feature = "openblas")]
+fn eta_from_skeel(d: usize, l: &[Complex64], x: &[Complex64]) -> f64 {
+    let abs_l: Vec<f64> = l.iter().map(|z| modulus(z.re, z.im)).collect();
+    let abs_x: Vec<f64> = x.iter().map(|z| modulus(z.re, z.im)).collect();
+    // y = M v and y = Mᵀ v for a nonnegative lower-triangular column-major M
+    let lower = |m: &[f64], v: &[f64], y: &mut [f64]| {
+        y.fill(0.0);
+        for k in 0..d {
+            let vk = v[k];
+            for i in k..d {
+                y[i] += m[i + k * d] * vk;
+            }
+        }
+    };
+    let upper = |m: &[f64], v: &[f64], y: &mut [f64]| {
+        for k in 0..d {
+            y[k] = (k..d).map(|i| m[i + k * d] * v[i]).sum();
+        }
+    };
+    let (mut v, mut a, mut b) = (vec![1.0; d], vec![0.0; d], vec![0.0; d]);
+    let mut bound = f64::INFINITY;
+    for _ in 0..POWER_STEPS_DENSE {
+        // b = B Bᵀ v = |X| |L| |L|ᵀ |X|ᵀ v
+        upper(&abs_x, &v, &mut a);
+        upper(&abs_l, &a, &mut b);
+        lower(&abs_l, &b, &mut a);
+        lower(&abs_x, &a, &mut b);
+        let ratio = (0..d).map(|i| b[i] / v[i]).fold(0.0f64, f64::max);
+        // ρ(BBᵀ) ≥ 1 (B ≥ I): a ratio below 1 or not finite (a NaN is dropped by `max`) is not a
+        // bound; decline rather than use it (review27)
+        if !(ratio >= 1.0 && ratio.is_finite() && (0..d).all(|i| b[i].is_finite())) {
+            return f64::INFINITY;
+        }
+        bound = bound.min(ratio);
+        let top = b.iter().copied().fold(0.0f64, f64::max);
+        // every entry stays positive (B has a positive diagonal); stop where it would not
+        if !(top.is_finite() && b.iter().all(|&y| y > 0.0)) {
+            break;
+        }
+        for i in 0..d {
+            v[i] = b[i] / top;
+        }
+    }
+    let c = bound * (1.0 + gamma(4.0 * d as f64 + 12.0));
+    complex_backward(d) * (c + 6.0 * c.sqrt())
+}
+
+/// The bound's parts and the Rényi-mean terms from the `d` eigenvalues `values` of `T`
+/// (ascending) and the weights `wk` — the layout-free half of both implementations.
+fn finish_from(values: &[f64], wk: &[f64], parts: Parts) -> Whitened {
+    let d = values.len();
+    let n = d as f64;
+    let eta_sigma = parts.eta_sigma;
+    let tabs = values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let delta = n * EPS * tabs;
+    let wmin = wk.iter().copied().fold(f64::INFINITY, f64::min);
     let omega = if wmin > 0.0 {
-        2.0 * complex_backward(N) * (l_frob / wmin).sqrt() + (2.0 * n + 2.0) * EPS
+        2.0 * complex_backward(d) * (parts.l_frob / wmin).sqrt() + (2.0 * n + 2.0) * EPS
     } else {
         f64::INFINITY
     };
     // ‖X̂v‖ estimates ‖(σ + E)⁻¹‖, not ‖σ⁻¹‖: shrink by (1 + η_σ) so that it stays below κ(σ)
     // (review22b)
-    let kappa_lower = kappa_cheap(s, x) / (1.0 + eta_sigma);
-    let mut ln_t = [f64::NEG_INFINITY; WHITENED_MAX];
-    for k in 0..N {
-        if e.values[k] > 0.0 {
-            ln_t[k] = e.values[k].ln();
-        }
-    }
-    let (mut terms, mut len) = ([(0.0, 0.0); WHITENED_MAX], 0);
+    let kappa_lower = parts.kappa0 / (1.0 + eta_sigma);
+    let ln_t: PerValue<f64> = values
+        .iter()
+        .map(|&t| if t > 0.0 { t.ln() } else { f64::NEG_INFINITY })
+        .collect();
+    let mut terms: PerValue<(f64, f64)> = SmallVec::new();
     let (mut q1, mut lo, mut hi) = (0.0, f64::INFINITY, f64::NEG_INFINITY);
-    for k in 0..N {
-        let (t, w) = (e.values[k], wk[k]);
+    for k in 0..d {
+        let (t, w) = (values[k], wk[k]);
         if t > 0.0 && w > 0.0 {
             // `normalized` keeps the positive weights only (`w t` may underflow)
             if w * t > 0.0 {
-                terms[len] = (w * t, ln_t[k]);
-                len += 1;
+                terms.push((w * t, ln_t[k]));
             }
             q1 += w * t;
             lo = lo.min(ln_t[k]);
@@ -652,45 +795,55 @@ pub(crate) fn whitened_finish<const N: usize>(
         }
     }
     // `quantum::normalized`'s operations: every weight here is positive, the sum in order
-    let total: f64 = terms[..len].iter().map(|(w, _)| w).sum();
+    let total: f64 = terms.iter().map(|(w, _)| w).sum();
     if total > 0.0 {
-        terms[..len].iter_mut().for_each(|(w, _)| *w /= total);
+        terms.iter_mut().for_each(|(w, _)| *w /= total);
     }
-    let (mut t, mut w) = ([0.0; WHITENED_MAX], [0.0; WHITENED_MAX]);
-    t[..N].copy_from_slice(&e.values);
-    w[..N].copy_from_slice(&wk);
     Whitened {
         terms,
-        len,
         ln_tmax: hi,
         ln_t,
         q1,
         sum_w: wk.iter().map(|w| w.max(0.0)).sum(),
         spread: (hi - lo).max(0.0),
-        t,
-        w,
+        t: SmallVec::from_slice(values),
+        w: SmallVec::from_slice(wk),
         eta_sigma,
         delta,
         omega,
         kappa_lower,
         refined: false,
-        d: N,
+        d,
     }
 }
 
 /// A certified lower bound of `κ(σ) = λ_max(σ) ‖L⁻¹‖²` without iterations: `max_i σ_ii ≤ λ_max`
 /// and the largest squared row norm of `X = L⁻¹` (`‖X‖₂ ≥ ‖e_i†X‖`), less a rounding margin.
 fn kappa_cheap<const N: usize>(s: &Mat<N>, x: &Split<N>) -> f64 {
-    let top = (0..N).map(|i| s[i][i].re).fold(0.0f64, f64::max);
+    kappa_cheap_from(N, |i| s[i][i].re, |i, k| (x.re[i][k], x.im[i][k]))
+}
+
+/// [`kappa_cheap`] of a `d × d` σ and inverse read through `diag(i) = σ_ii` and
+/// `x(i, k) = (re, im)` of `X_ik` (`i ≥ k`).
+#[inline(always)]
+fn kappa_cheap_from(
+    d: usize,
+    diag: impl Fn(usize) -> f64,
+    x: impl Fn(usize, usize) -> (f64, f64),
+) -> f64 {
+    let top = (0..d).map(&diag).fold(0.0f64, f64::max);
     let mut inv = 0.0f64;
-    for i in 0..N {
+    for i in 0..d {
         let row: f64 = (0..=i)
-            .map(|k| x.re[i][k] * x.re[i][k] + x.im[i][k] * x.im[i][k])
+            .map(|k| {
+                let (re, im) = x(i, k);
+                re * re + im * im
+            })
             .sum();
         inv = inv.max(row);
     }
-    // rounding of the squared row norm: relative (N + 2)ε at most
-    let margin = 1.0 - (N as f64 + 2.0) * EPS;
+    // rounding of the squared row norm: relative (d + 2)ε at most
+    let margin = 1.0 - (d as f64 + 2.0) * EPS;
     (top * inv * margin).max(1.0)
 }
 
@@ -698,55 +851,170 @@ fn kappa_cheap<const N: usize>(s: &Mat<N>, x: &Split<N>) -> f64 {
 /// [`POWER_STEPS`] power steps on `σ` and on `X†X` (`X = L⁻¹`), each at most the norm it
 /// estimates (less a rounding margin), and `max_i σ_ii ≤ λ_max`.
 pub(crate) fn kappa_lower_bound<const N: usize>(s: &Mat<N>, x: &Split<N>) -> f64 {
-    let start = [Complex64::new(1.0 / (N as f64).sqrt(), 0.0); N];
-    let norm = |v: &[Complex64; N]| v.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+    let zero = Complex64::new(0.0, 0.0);
+    kappa_power_from(
+        N,
+        |i, j| s[i][j],
+        |i, k| Complex64::new(x.re[i][k], x.im[i][k]),
+        (&mut [zero; N], &mut [zero; N], &mut [zero; N]),
+        POWER_STEPS,
+    )
+}
+
+/// [`kappa_lower_bound`] of a `d × d` σ read through `s(i, j)` and its factor's inverse through
+/// `x(i, k)` (`i ≥ k`), with three scratch vectors of length `d` (inlined into both layouts'
+/// callers). Cost `O(d²)` per power step.
+#[inline(always)]
+fn kappa_power_from(
+    d: usize,
+    s: impl Fn(usize, usize) -> Complex64,
+    x: impl Fn(usize, usize) -> Complex64,
+    (v, y, xv): (&mut [Complex64], &mut [Complex64], &mut [Complex64]),
+    steps: usize,
+) -> f64 {
+    let zero = Complex64::new(0.0, 0.0);
+    let unit = Complex64::new(1.0 / (d as f64).sqrt(), 0.0);
+    let norm = |v: &[Complex64]| v.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
     // λ_max(σ)
-    let mut v = start;
-    let mut top = (0..N).map(|i| s[i][i].re).fold(0.0f64, f64::max);
-    for _ in 0..POWER_STEPS {
-        let mut y = [Complex64::new(0.0, 0.0); N];
-        for i in 0..N {
-            for j in 0..N {
-                y[i] += s[i][j] * v[j];
+    v.fill(unit);
+    let mut top = (0..d).map(|i| s(i, i).re).fold(0.0f64, f64::max);
+    for _ in 0..steps {
+        for i in 0..d {
+            let mut acc = zero;
+            for j in 0..d {
+                acc += s(i, j) * v[j];
             }
+            y[i] = acc;
         }
         // Rayleigh quotient v†σv (‖v‖ = 1)
-        let rq: f64 = (0..N).map(|i| (v[i].conj() * y[i]).re).sum();
+        let rq: f64 = (0..d).map(|i| (v[i].conj() * y[i]).re).sum();
         top = top.max(rq);
-        let m = norm(&y);
+        let m = norm(y);
         if !(m > 0.0 && m.is_finite()) {
             break;
         }
-        y.iter_mut().for_each(|z| *z /= m);
-        v = y;
+        for i in 0..d {
+            v[i] = y[i] / m;
+        }
     }
     // ‖X‖² ≥ ‖Xv‖² for unit v
-    let mut v = start;
+    v.fill(unit);
     let mut inv = 0.0f64;
-    for _ in 0..POWER_STEPS {
-        let mut xv = [Complex64::new(0.0, 0.0); N];
-        for i in 0..N {
+    for _ in 0..steps {
+        for i in 0..d {
+            let mut acc = zero;
             for k in 0..=i {
-                xv[i] += Complex64::new(x.re[i][k], x.im[i][k]) * v[k];
+                acc += x(i, k) * v[k];
             }
+            xv[i] = acc;
         }
         inv = inv.max(xv.iter().map(|z| z.norm_sqr()).sum::<f64>());
-        let mut y = [Complex64::new(0.0, 0.0); N];
-        for i in 0..N {
+        y.fill(zero);
+        for i in 0..d {
             for k in 0..=i {
-                y[k] += Complex64::new(x.re[i][k], -x.im[i][k]) * xv[i];
+                y[k] += x(i, k).conj() * xv[i];
             }
         }
-        let m = norm(&y);
+        let m = norm(y);
         if !(m > 0.0 && m.is_finite()) {
             break;
         }
-        y.iter_mut().for_each(|z| *z /= m);
-        v = y;
+        for k in 0..d {
+            v[k] = y[k] / m;
+        }
     }
-    // rounding of the quotients: relative (2N + 4)ε at most
-    let margin = 1.0 - (2.0 * N as f64 + 4.0) * EPS;
+    // rounding of the quotients: relative (2d + 4)ε at most
+    let margin = 1.0 - (2.0 * d as f64 + 4.0) * EPS;
     (top * inv * margin * margin).max(1.0)
+}
+
+/// [`maximal_whitened`] above [`WHITENED_MAX`]: the same steps on LAPACK/BLAS. The states'
+/// row-major buffers read column-major are `σ̄` and `ρ̄`; every quantity of the route — the
+/// eigenvalues of `T`, the weights, the moduli of the certificate and the κ bounds — is the same
+/// for the conjugate pair, so nothing is transposed: `zpotrf` gives `σ̄ = L₁L₁†` (`L₁ = L̄`),
+/// `ztrtri` `X₁ = L₁⁻¹`, two `ztrmm` `T₁ = X₁ρ̄X₁† = T̄` (its lower triangle mirrored: exactly
+/// Hermitian), whose buffer read row-major is `T` itself; `Backend::Auto` decomposes `T`
+/// (`T = Σ t_k u_k u_k†`), and a third `ztrmm` gives `L₁ū_k = conj(L u_k)`, whose squared norms
+/// are the weights. Declines (`None`) where the small route does, and where LAPACK's
+/// eigensolver fails (the eigen route then reports its own error).
+#[cfg(feature = "openblas")]
+fn whitened_dense(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<Option<Whitened>> {
+    use crate::spectral::{lapack, lower_triangular_product, Eigen, Triangular};
+    let (r, s) = (rho.matrix(), sigma.matrix());
+    let d = r.nrows();
+    let tr_s: f64 = s.diag().iter().map(|z| z.re).sum();
+    let tr_r: f64 = r.diag().iter().map(|z| z.re).sum();
+    if !(tr_s > 0.0 && tr_r > 0.0 && tr_s.is_finite() && tr_r.is_finite()) {
+        return Ok(None);
+    }
+    let Some(l) = lapack::zpotrf_factor(&s.view(), 0.0)? else {
+        return Ok(None);
+    };
+    let mut x = l.clone();
+    if !lapack::lower_inverse_in_place(&mut x, d)? {
+        return Ok(None);
+    }
+    let at = |m: &[Complex64], i: usize, k: usize| {
+        let z = m[i + k * d];
+        (z.re, z.im)
+    };
+    let (mut colsum, mut col) = (vec![0.0; d], vec![0.0; d]);
+    let Some((ll, inv_sq_upper, _)) = certificate_from(
+        d,
+        |i, k| at(&l, i, k),
+        |i, k| at(&x, i, k),
+        (&mut colsum, &mut col),
+        tr_s,
+    ) else {
+        return Ok(None);
+    };
+    // T₁ = X₁ ρ̄ X₁† (ρ's row-major buffer is ρ̄ column-major), lower triangle mirrored
+    let mut t: Vec<Complex64> = r.iter().copied().collect();
+    lower_triangular_product(&x, &mut t, d, Triangular::Times);
+    lower_triangular_product(&x, &mut t, d, Triangular::TimesAdjoint);
+    for j in 0..d {
+        t[j + j * d].im = 0.0;
+        for i in j + 1..d {
+            t[j + i * d] = t[i + j * d].conj();
+        }
+    }
+    // the buffer read row-major: T₁ᵀ = T̄₁ = T
+    let tm = ndarray::Array2::from_shape_vec((d, d), t).expect("d×d buffer");
+    let Ok(e) = Eigen::compute(tm.view(), crate::spectral::Backend::Auto) else {
+        return Ok(None);
+    };
+    // the weights ‖L u_k‖² = ‖L₁ ū_k‖²: ū_k as the columns of a column-major buffer
+    let u = e.vectors();
+    let mut y: Vec<Complex64> = Vec::with_capacity(d * d);
+    for k in 0..d {
+        y.extend((0..d).map(|i| u[[i, k]].conj()));
+    }
+    lower_triangular_product(&l, &mut y, d, Triangular::Times);
+    let wk: Vec<f64> = y
+        .chunks_exact(d)
+        .map(|c| c.iter().map(|z| z.norm_sqr()).sum())
+        .collect();
+    let l_frob: f64 = (0..d)
+        .map(|k| (k..d).map(|i| l[i + k * d].norm_sqr()).sum::<f64>())
+        .sum();
+    let parts = Parts {
+        eta_sigma: eta_from_norms(d, ll, inv_sq_upper).min(eta_from_skeel(d, &l, &x)),
+        l_frob,
+        kappa0: kappa_cheap_from(d, |i| s[[i, i]].re, |i, k| at(&x, i, k)),
+    };
+    let values = e.values().to_vec();
+    let mut w = finish_from(&values, &wk, parts);
+    // X = conj(X₁) (the power iterations' products read σ itself)
+    let zero = Complex64::new(0.0, 0.0);
+    let power = kappa_power_from(
+        d,
+        |i, j| s[[i, j]],
+        |i, k| x[i + k * d].conj(),
+        (&mut vec![zero; d], &mut vec![zero; d], &mut vec![zero; d]),
+        POWER_STEPS_DENSE,
+    );
+    w.raise_kappa(power);
+    Ok(Some(w))
 }
 
 #[cfg(test)]
@@ -759,7 +1027,12 @@ mod tests {
     #[test]
     fn maximal_whitened_identities() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(22);
-        for d in [2usize, 3, 5, 8, 16] {
+        let dense: &[usize] = if cfg!(feature = "openblas") {
+            &[17, 24, 40]
+        } else {
+            &[]
+        };
+        for &d in [2usize, 3, 5, 8, 16].iter().chain(dense) {
             let rho = DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap();
             let sigma = DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap();
             let wh = maximal_whitened(&rho, &sigma).unwrap().expect("full rank");

@@ -559,6 +559,26 @@ pub(crate) fn zpotrf_factor(a: &ArrayView2<Complex64>, shift: f64) -> Result<Opt
     Ok((info == 0).then_some(buf))
 }
 
+/// `ztrtri` (lower, non-unit) in place: the column-major `n × n` buffer's lower triangle `L`
+/// becomes `L⁻¹` (the strict upper triangle is not referenced); `Ok(false)` when `L` has a zero
+/// diagonal entry (`info > 0`, singular). Cost `n³/3` complex multiply-adds.
+///
+/// # Panics
+/// When `buf` does not hold `n²` entries.
+pub(crate) fn lower_inverse_in_place(buf: &mut [c64], nu: usize) -> Result<bool> {
+    let n = dim_i32(nu)?;
+    assert_matrix("ztrtri", buf, (nu, nu), n.max(1));
+    let mut info = 0;
+    // SAFETY: `buf` is the n×n matrix with lda = max(1, n) (asserted above).
+    unsafe {
+        lapack::ztrtri(b'L', b'N', n, buf, n.max(1), &mut info);
+    }
+    if info < 0 {
+        return Err(lapack_error("ztrtri", info));
+    }
+    Ok(info == 0)
+}
+
 fn vectors_from<T>(n: usize, buf: Vec<T>) -> Result<Array2<T>> {
     Array2::from_shape_vec((n, n).f(), buf).map_err(|e| Error::Eigensolver {
         backend: "lapack",

@@ -31,9 +31,9 @@ pub use backend::{
     AUTO_NALGEBRA_CHOLESKY_BELOW, AUTO_NALGEBRA_SVD_BELOW, AUTO_NALGEBRA_VALUES_BELOW,
 };
 pub use graded::{graded_gram_eigen, graded_psd_eigen, preconditioned_gram_eigen, GradedSpectrum};
-#[cfg(feature = "openblas")]
-pub(crate) use products::factor_congruence;
 pub use products::{adjoint_times, congruence, gram};
+#[cfg(feature = "openblas")]
+pub(crate) use products::{factor_congruence, lower_triangular_product, Triangular};
 
 use crate::error::Result;
 use ndarray::{Array1, Array2, ArrayView2, Axis};

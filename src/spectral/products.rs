@@ -110,6 +110,36 @@ pub(crate) fn factor_congruence(
     m
 }
 
+/// The product of a lower-triangular `L` (`d × d`) and a matrix `B` that [`lower_triangular_product`]
+/// forms in place.
+#[cfg(feature = "openblas")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Triangular {
+    /// `B := L B`.
+    Times,
+    /// `B := L† B`.
+    AdjointTimes,
+    /// `B := B L†`.
+    TimesAdjoint,
+}
+
+/// `B := L B`, `L† B` or `B L†` in place (`which`), `L` the lower triangle of the column-major
+/// `d × d` buffer `l` (its strict upper triangle not read), `B` the column-major `d × d` buffer
+/// `b`: one `ztrmm` (`d³/2` complex multiply-adds; each entry a conventional inner product, so
+/// the componentwise error bound `|ΔB| ≤ √2γ_d |L||B|` of Higham §3.5 holds).
+///
+/// # Panics
+/// When `l` or `b` does not hold `d²` entries (checked in every build).
+#[cfg(feature = "openblas")]
+pub(crate) fn lower_triangular_product(
+    l: &[Complex64],
+    b: &mut [Complex64],
+    d: usize,
+    which: Triangular,
+) {
+    imp::trmm(l, b, d, d, which)
+}
+
 /// Largest dimension of a product computed in pure Rust in every build: ndarray's `dot` itself
 /// uses matrixmultiply (no BLAS) when every dimension is at most 7.
 pub(crate) const SMALL_PRODUCT_MAX: usize = 7;
@@ -152,7 +182,7 @@ mod imp {
     use super::mirror_lower;
     use cblas_sys::{
         cblas_zgemm, cblas_zhemm, cblas_zherk, cblas_ztrmm, CblasColMajor, CblasConjTrans,
-        CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit,
+        CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, CblasRight,
     };
     use ndarray::{Array2, ArrayView2, ShapeBuilder};
     use num_complex::Complex64;
@@ -210,28 +240,56 @@ mod imp {
         if d == 0 || n == 0 {
             return;
         }
-        let one = [1.0, 0.0];
         blocks(b, d, halves(n, split, n / 2), |_, o| {
-            let cols = o.len() / d;
-            // SAFETY: column-major buffers: l d×d (lda = d), o d×cols (ldb = d), both of
-            // exactly that length; Complex64 is #[repr(C)] {re, im}, CBLAS's double complex.
-            unsafe {
-                cblas_ztrmm(
-                    CblasColMajor,
-                    CblasLeft,
-                    CblasLower,
-                    CblasConjTrans,
-                    CblasNonUnit,
-                    int(d),
-                    int(cols),
-                    &one,
-                    l.as_ptr().cast(),
-                    int(d),
-                    o.as_mut_ptr().cast(),
-                    int(d),
-                );
-            }
+            trmm(l, o, d, o.len() / d, super::Triangular::AdjointTimes)
         });
+    }
+
+    /// One `ztrmm` with the lower triangle of the column-major `d × d` buffer `l` on the
+    /// column-major `rows × cols` buffer `b` (`rows = d` for the left products, `cols = d` for
+    /// the right one), in place.
+    pub(super) fn trmm(
+        l: &[Complex64],
+        b: &mut [Complex64],
+        rows: usize,
+        cols: usize,
+        which: super::Triangular,
+    ) {
+        use super::Triangular::{AdjointTimes, Times, TimesAdjoint};
+        let d = if which == TimesAdjoint { cols } else { rows };
+        assert_eq!(l.len(), d * d, "trmm: the triangle is not {d}×{d}");
+        assert_eq!(
+            b.len(),
+            rows * cols,
+            "trmm: the operand is not {rows}×{cols}"
+        );
+        if rows == 0 || cols == 0 {
+            return;
+        }
+        let (side, trans) = match which {
+            Times => (CblasLeft, CblasNoTrans),
+            AdjointTimes => (CblasLeft, CblasConjTrans),
+            TimesAdjoint => (CblasRight, CblasConjTrans),
+        };
+        let one = [1.0, 0.0];
+        // SAFETY: column-major buffers of exactly the asserted lengths: l d×d (lda = d), b
+        // rows×cols (ldb = rows); Complex64 is #[repr(C)] {re, im}, CBLAS's double complex.
+        unsafe {
+            cblas_ztrmm(
+                CblasColMajor,
+                side,
+                CblasLower,
+                trans,
+                CblasNonUnit,
+                int(rows),
+                int(cols),
+                &one,
+                l.as_ptr().cast(),
+                int(d),
+                b.as_mut_ptr().cast(),
+                int(rows),
+            );
+        }
     }
 
     pub(super) fn adjoint_times(

@@ -24,6 +24,7 @@ eta = 16 d eps kappa, kappa the largest condition number of the two states on th
 4 (1 + alpha + |1 - alpha|) eta (1 + |D| + ln kappa), plus 64 d eps (1 + |D|).
 
 Cases: d = 2, 4, 8, 16; sigma with kappa 1 (I/d), 1e3, 1e6, 1e12; rank-deficient rho; rho = sigma;
+above the stack-array route, d = 24 and 40 (kappa 1e3, 1e6) and a rank-12 rho at d = 24;
 orders 1 (the Belavkin–Staszewski limit), 1.001, 1.5, 2, 10, 1000.
 """
 import json
@@ -110,6 +111,13 @@ def main():
     for d, k in [(4, 1e2), (16, 1e8)]:
         r = state(d, graded(d, k, d), rng)
         specs.append((f"rho = sigma, kappa {k:g}, d = {d}", r, r))
+    # above WHITENED_MAX = 16: the route on LAPACK/BLAS (appended last, so that the cases above
+    # keep their matrices)
+    for d, ks in [(24, 1e3), (24, 1e6), (40, 1e3), (40, 1e6)]:
+        specs.append((f"sigma kappa {ks:g}, d = {d}",
+                      state(d, graded(d, 1e2, d), rng), state(d, graded(d, ks, d), rng)))
+    specs.append(("rho rank 12, sigma kappa 1e4, d = 24",
+                  state(24, graded(24, 1e3, 12), rng), state(24, graded(24, 1e4, 24), rng)))
 
     cases = []
     for what, rho, sigma in specs:

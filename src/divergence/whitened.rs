@@ -979,7 +979,10 @@ fn whitened_dense(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<Option<W
         }
     }
     // the buffer read row-major: T₁ᵀ = T̄₁ = T
-    let tm = ndarray::Array2::from_shape_vec((d, d), t).expect("d×d buffer");
+    // (a d² buffer by construction; a shape error would only send the pair to the eigen route)
+    let Ok(tm) = ndarray::Array2::from_shape_vec((d, d), t) else {
+        return Ok(None);
+    };
     let Ok(e) = Eigen::compute(tm.view(), crate::spectral::Backend::Auto) else {
         return Ok(None);
     };

@@ -1168,9 +1168,12 @@ pub(super) fn small_checked<const N: usize>(
 }
 
 /// [`small_checked`] written into `m` (the caller's slot, no copy of the matrix back): `(t, Tr H)`,
-/// `m = H`; `None` as [`small_checked`] (`m` then holds unspecified numbers).
+/// `m = H`; `None` as [`small_checked`] (`m` then holds unspecified numbers). One pass over the
+/// pairs `(i, j)`, `(j, i)` reads both entries (straight from a contiguous `a`, else from a copy in
+/// `m`), folds them into the checks and writes `H`'s two entries; the decisions, taken after the
+/// pass, and `H` are those of the checks run first and the symmetrisation after, bit for bit.
 #[allow(clippy::needless_range_loop)] // entries m[i][j] read with their mirrors m[j][i]
-fn small_checked_into<const N: usize>(
+pub(super) fn small_checked_into<const N: usize>(
     a: &ArrayView2<'_, Complex64>,
     tol: crate::state::Tolerance,
     m: &mut crate::spectral::small::Mat<N>,
@@ -1178,29 +1181,49 @@ fn small_checked_into<const N: usize>(
     if a.dim() != (N, N) || tol.check().is_err() {
         return None;
     }
-    *m = crate::spectral::small::from_view::<N>(a);
-    let (mut norm2, mut dev2, mut finite) = (0.0f64, 0.0f64, true);
-    for i in 0..N {
-        for j in 0..=i {
-            let (z, w) = (m[i][j], m[j][i]);
-            finite &= z.re.is_finite() && z.im.is_finite() && w.re.is_finite() && w.im.is_finite();
-            norm2 = norm2.max(z.norm_sqr()).max(w.norm_sqr());
-            dev2 = dev2.max((z - w.conj()).norm_sqr());
+    use crate::spectral::small::Mat;
+    /// The pass: `(max |z|², max |z − w̄|², no |z|² NaN)` over the entries `get` reads, `H` into
+    /// `m`. The maxima are kept per column `j` and folded at the end (one running maximum over all
+    /// the pairs was a chain of dependent `max`es): the maximum of numbers that are not NaN is the
+    /// same in any grouping. `|z|²` is NaN exactly where `z` has a NaN part, and `+∞` where `z` has
+    /// an infinite one (or overflows), which the caller's `≥ 10³⁰⁰` rejects: so "no `|z|²` NaN and
+    /// `max |z|² < 10³⁰⁰`" is the checks' "every entry finite and `max |z|² < 10³⁰⁰`", tested
+    /// without a branch per entry.
+    #[inline(always)]
+    fn pass<const N: usize>(
+        m: &mut Mat<N>,
+        get: impl Fn(&Mat<N>, usize, usize) -> Complex64,
+    ) -> (f64, f64, bool) {
+        let larger = |a: f64, b: f64| if b > a { b } else { a };
+        let (mut norm2, mut dev2, mut nan) = ([0.0f64; N], [0.0f64; N], false);
+        for i in 0..N {
+            for j in 0..=i {
+                let (z, w) = (get(m, i, j), get(m, j, i));
+                let (nz, nw) = (z.norm_sqr(), w.norm_sqr());
+                nan |= nz.is_nan() | nw.is_nan();
+                norm2[j] = larger(larger(norm2[j], nz), nw);
+                dev2[j] = larger(dev2[j], (z - w.conj()).norm_sqr());
+                let h = (z + w.conj()) * 0.5;
+                m[j][i] = h.conj();
+                m[i][j] = h;
+            }
         }
+        let fold = |x: [f64; N]| x.iter().fold(0.0f64, |a, &b| larger(a, b));
+        (fold(norm2), fold(dev2), !nan)
     }
+    let (norm2, dev2, finite) = match a.as_slice().map(|s| s.as_chunks::<N>()) {
+        Some((rows, [])) if rows.len() == N => pass(m, |_, i, j| rows[i][j]),
+        _ => {
+            crate::spectral::small::from_view_into::<N>(a, m);
+            pass(m, |m, i, j| m[i][j])
+        }
+    };
     if !finite || norm2.is_nan() || norm2 >= 1e300 {
         return None;
     }
     let t = tol.scaled(N, norm2.sqrt());
     if dev2.sqrt() > t {
         return None;
-    }
-    for i in 0..N {
-        for j in 0..=i {
-            let h = (m[i][j] + m[j][i].conj()) * 0.5;
-            m[j][i] = h.conj();
-            m[i][j] = h;
-        }
     }
     let trace: f64 = (0..N).map(|i| m[i][i].re).sum();
     ((trace - 1.0).abs() <= t).then_some((t, trace))

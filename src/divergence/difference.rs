@@ -620,7 +620,7 @@ pub const DIFFERENCE_RAW_MAX: usize = 14;
 /// `zpotrf` from 8, may fail where this one succeeds; its eigenvalue test then accepts). Where
 /// this factorisation fails the route declines. Then `ρ − γσ` (or `ρ − σ`) is formed entry by
 /// entry as [`Pair::hockey_stick`] forms it, solved values-only by the same fixed-size solver
-/// (`intermediate_values_fixed`), and
+/// (`difference_values`: `tridiagonal_values` in place, `eigh_small` below `N = 3`), and
 /// the positive values (the moduli) are summed in the same ascending order: the value of
 /// `with_options(ρ)`, `with_options(σ)`, `Pair::new`, `Pair::hockey_stick` bit for bit (test
 /// `difference_from_raw_is_the_states_route`).
@@ -630,7 +630,9 @@ pub const DIFFERENCE_RAW_MAX: usize = 14;
 /// valid, an input the checks reject or whose rounding-shift factorisation fails (a state with a
 /// negative eigenvalue within the tolerance, say), a difference that is not finite or a solve
 /// that does not converge. Cost: two `O(d²)` checks, two `d³/6` complex Cholesky factorisations
-/// and one values-only solve (`≈ 16d³/3` flops) per γ; no allocation but the result.
+/// and one values-only solve (`≈ 16d³/3` flops) per γ; no allocation but the result, and three
+/// stack matrices (`H_ρ`, `H_σ`, one scratch for the factors and each difference) written in
+/// place, none copied.
 pub fn difference_from_raw(
     rho: ndarray::ArrayView2<'_, Complex64>,
     sigma: ndarray::ArrayView2<'_, Complex64>,
@@ -661,25 +663,29 @@ fn raw_small<const N: usize>(
     what: Difference<'_>,
     tol: Tolerance,
 ) -> Option<Vec<f64>> {
-    use crate::spectral::small::Mat;
-    // `with_options`' checks, then its first PSD test (accept at the rounding shift)
-    let accepted = |a: &ndarray::ArrayView2<'_, Complex64>| -> Option<Mat<N>> {
-        let (h, t, trace) = super::batch::small_checked::<N>(a, tol)?;
+    use crate::spectral::small::{zeros, Mat};
+    // the states, then the difference of each γ: one stack slot each, written in place
+    let (mut r, mut s, mut m) = (zeros::<N>(), zeros::<N>(), zeros::<N>());
+    // `with_options`' checks into `h`, then its first PSD test (accept at the rounding shift;
+    // the factor goes to the scratch `m`)
+    let mut accepted = |a: &ndarray::ArrayView2<'_, Complex64>, h: &mut Mat<N>| -> Option<()> {
+        let (t, trace) = super::batch::small_checked_into::<N>(a, tol, h)?;
         let shift = crate::spectral::zero_threshold(N, trace);
-        (rounding_test_applies(shift, t) && super::whitened::cholesky::<N>(&h, shift).is_some())
-            .then_some(h)
+        (rounding_test_applies(shift, t) && super::whitened::cholesky_into::<N>(h, shift, &mut m))
+            .then_some(())
     };
-    let (r, s) = (accepted(rho)?, accepted(sigma)?);
+    accepted(rho, &mut r)?;
+    accepted(sigma, &mut s)?;
     match what {
         Difference::HockeyStick(gammas) => gammas
             .iter()
             .map(|&g| {
-                let ev = difference_values::<N>(&r, &s, |a, b| hockey_entry(a, b, g))?;
+                let ev = difference_values::<N>(&r, &s, &mut m, |a, b| hockey_entry(a, b, g))?;
                 hockey_value(&ev).ok()
             })
             .collect(),
         Difference::TraceDistance => {
-            let ev = difference_values::<N>(&r, &s, |a, b| a - b)?;
+            let ev = difference_values::<N>(&r, &s, &mut m, |a, b| a - b)?;
             Some(vec![trace_distance_value(&ev).ok()?])
         }
     }
@@ -687,27 +693,43 @@ fn raw_small<const N: usize>(
 
 /// The eigenvalues (ascending) of `f(r, s)` taken entrywise, as the states route solves it
 /// ([`solve_hermitian`] hands its solver the row-major difference read column-major, the
-/// transpose; the lower triangles agree bit for bit): `None` for a non-finite entry or a solve
-/// that fails (the caller's states route then decides).
+/// transpose; the lower triangles agree bit for bit), formed in the scratch `m`: `None` for a
+/// non-finite entry or a solve that fails (the caller's states route then decides). What
+/// [`intermediate_values_fixed`] does, without its copy: from `N = 3` only the lower triangle is
+/// formed (all [`tridiagonal_values`] reads; the upper one is the conjugate, finite alike for the
+/// callers' `f`) and solved in place; below that, or where the root-free iteration does not
+/// converge, the whole matrix is formed again and `eigh_small` solves it.
 fn difference_values<const N: usize>(
     r: &crate::spectral::small::Mat<N>,
     s: &crate::spectral::small::Mat<N>,
+    m: &mut crate::spectral::small::Mat<N>,
     f: impl Fn(Complex64, Complex64) -> Complex64,
 ) -> Option<[f64; N]> {
-    let mut m = crate::spectral::small::zeros::<N>();
-    for i in 0..N {
-        for j in 0..N {
-            m[i][j] = f(r[j][i], s[j][i]);
+    use crate::spectral::small::{eigh_small, TRIDIAGONAL_FROM};
+    // the lower triangle (or all of it) of f(r, s)ᵀ; whether the entries formed are finite
+    let form = |m: &mut crate::spectral::small::Mat<N>, whole: bool| -> bool {
+        let mut finite = true;
+        for i in 0..N {
+            for j in 0..if whole { N } else { i + 1 } {
+                let z = f(r[j][i], s[j][i]);
+                finite &= z.re.is_finite() && z.im.is_finite();
+                m[i][j] = z;
+            }
+        }
+        finite
+    };
+    if N >= TRIDIAGONAL_FROM {
+        if !form(m, false) {
+            return None;
+        }
+        if let Some(v) = tridiagonal_values::<N>(m) {
+            return Some(v);
         }
     }
-    let finite = m
-        .iter()
-        .flatten()
-        .all(|z| z.re.is_finite() && z.im.is_finite());
-    if !finite {
+    if !form(m, true) {
         return None;
     }
-    intermediate_values_fixed::<N>(&m).ok()
+    eigh_small::<N>(m, false).ok().map(|e| e.values)
 }
 
 /// [`difference_from_matrices`] in the given schedule (for tests and benchmarks; the same

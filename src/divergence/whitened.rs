@@ -293,16 +293,25 @@ pub fn maximal_whitened(rho: &DensityMatrix, sigma: &DensityMatrix) -> Result<Op
 }
 
 /// The lower Cholesky factor of `A + shift·I` (row-major, lower triangle; `A` Hermitian, its lower
-/// triangle read), `None` at a non-positive or non-finite pivot.
+/// triangle read), `None` at a non-positive or non-finite pivot ([`cholesky_into`]).
 pub(crate) fn cholesky<const N: usize>(a: &Mat<N>, shift: f64) -> Option<Mat<N>> {
     let mut l = zeros::<N>();
+    cholesky_into::<N>(a, shift, &mut l).then_some(l)
+}
+
+/// [`cholesky`] into the caller's `l`: `true` with the factor in `l`'s lower triangle (its upper
+/// triangle untouched), `false` at a non-positive or non-finite pivot (`l` then partly written) —
+/// for callers that want only the decision or keep the factor in a slot of their own (no zeroing,
+/// no copy of the factor back).
+#[inline]
+pub(crate) fn cholesky_into<const N: usize>(a: &Mat<N>, shift: f64, l: &mut Mat<N>) -> bool {
     for j in 0..N {
         let mut pivot = a[j][j].re + shift;
         for k in 0..j {
             pivot -= l[j][k].norm_sqr();
         }
         if !(pivot > 0.0 && pivot.is_finite()) {
-            return None;
+            return false;
         }
         let root = pivot.sqrt();
         l[j][j] = Complex64::new(root, 0.0);
@@ -315,7 +324,7 @@ pub(crate) fn cholesky<const N: usize>(a: &Mat<N>, shift: f64) -> Option<Mat<N>>
             l[i][j] = z * inv;
         }
     }
-    Some(l)
+    true
 }
 
 /// Real and imaginary parts of an `N × N` complex matrix (row-major), so that the products'

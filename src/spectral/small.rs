@@ -1233,6 +1233,14 @@ pub(crate) fn csum<const N: usize>(f: impl Fn(usize) -> Complex64) -> Complex64 
 /// A copy of a square view as an `N × N` array (`a` must be `N × N`).
 pub fn from_view<const N: usize>(a: &ArrayView2<Complex64>) -> Mat<N> {
     let mut m = zeros::<N>();
+    from_view_into::<N>(a, &mut m);
+    m
+}
+
+/// [`from_view`] written into the caller's `m` (every entry; no zeroing, no copy of the array
+/// back).
+#[inline]
+pub(crate) fn from_view_into<const N: usize>(a: &ArrayView2<Complex64>, m: &mut Mat<N>) {
     if let Some(s) = a.as_slice() {
         // row-major and contiguous (a stack's matrices): one slice, no index arithmetic; entry by
         // entry (a fixed-length loop the compiler inlines: `copy_from_slice` was a `memcpy`
@@ -1243,7 +1251,7 @@ pub fn from_view<const N: usize>(a: &ArrayView2<Complex64>) -> Mat<N> {
                     m[i][j] = s[i * N + j];
                 }
             }
-            return m;
+            return;
         }
     }
     for (i, row) in m.iter_mut().enumerate() {
@@ -1251,7 +1259,6 @@ pub fn from_view<const N: usize>(a: &ArrayView2<Complex64>) -> Mat<N> {
             *z = a[[i, j]];
         }
     }
-    m
 }
 
 /// [`Backend::Auto`](super::Backend::Auto)'s fixed-size solver at `N`: Jacobi up to

@@ -180,6 +180,11 @@ pub(crate) fn intermediate_values(
 ) -> crate::Result<Array1<f64>> {
     use crate::spectral::small::{with_small_dim, TRIDIAGONAL_FROM};
     let n = a.nrows();
+    if !small_values_apply(n, backend) && a.ncols() == n {
+        if let Some(v) = in_place_values(a, backend) {
+            return v;
+        }
+    }
     if !small_values_apply(n, backend) || n < TRIDIAGONAL_FROM || a.ncols() != n {
         return small_values(a, backend);
     }
@@ -195,6 +200,40 @@ pub(crate) fn intermediate_values(
             None => small_values(a, backend),
         }
     }, _ => small_values(a, backend))
+}
+
+/// [`intermediate_values`] above the fixed-size solvers where `backend` solves values with
+/// `zheevd`: the square `a`'s lower triangle copied column-major and solved in place
+/// (`lapack::hermitian_values_in_place`: `zhetrd`, or the two-stage `zhetrd_2stage` from
+/// [`TWO_STAGE_VALUES_FROM`](crate::spectral::lapack::TWO_STAGE_VALUES_FROM), then the regrouped
+/// root-free QL, 1.7× `dsterf` — the hockey-stick's values solve), the values within the
+/// backward-stable bound `c n ε ‖A‖₂` of `zheevd`'s. `None` — the caller's `backend.eigvalsh` —
+/// for a non-finite entry, a matrix `zheevd` would rescale, another backend, or a build without
+/// `openblas`.
+fn in_place_values(
+    a: ndarray::ArrayView2<'_, Complex64>,
+    backend: Backend,
+) -> Option<crate::Result<Array1<f64>>> {
+    #[cfg(feature = "openblas")]
+    {
+        let n = a.nrows();
+        if !backend.values_by_zheevd(n) {
+            return None;
+        }
+        // column-major: the row-major copy of aᵀ
+        let mut buf: Vec<Complex64> = a.t().iter().copied().collect();
+        if !buf.iter().all(|z| z.re.is_finite() && z.im.is_finite()) {
+            return None;
+        }
+        let max_abs = max_abs_entry(&buf);
+        crate::spectral::lapack::hermitian_values_in_place(&mut buf, n, max_abs)
+            .map(|v| v.map(Array1::from))
+    }
+    #[cfg(not(feature = "openblas"))]
+    {
+        let _ = (a, backend);
+        None
+    }
 }
 
 /// Iterations of the root-free QL method allowed per eigenvalue (LAPACK `dsterf`'s `MAXIT`).
@@ -1550,7 +1589,7 @@ mod tests {
     fn in_place_values_match_zheevd() {
         let _serial = crate::spectral::test_thread_counts_lock();
         use crate::spectral::EigenSolver;
-        for (k, r) in [1, 2, 9, 33, 64, 130].into_iter().enumerate() {
+        for (k, r) in [1, 2, 9, 33, 64, 130, 512, 600].into_iter().enumerate() {
             let a = noisy(r, 100 + k as u64);
             let h = (&a + &a.t().mapv(|z| z.conj())).mapv(|z| z * 0.5);
             let mut buf = h.as_slice().unwrap().to_vec();

@@ -163,6 +163,17 @@ impl<T: WorkElem> Workspace<T> {
     }
 }
 
+/// `call` once with two workspace queries (LAPACK writes each optimal size into its one element),
+/// then with the workspaces they asked for.
+fn with_queried_workspaces<A: WorkElem, B: WorkElem>(
+    routine: &'static str,
+    mut call: impl FnMut(&mut Workspace<A>, &mut Workspace<B>) -> Result<()>,
+) -> Result<()> {
+    let (mut a, mut b) = (Workspace::query(), Workspace::query());
+    call(&mut a, &mut b)?;
+    call(&mut a.sized(routine)?, &mut b.sized(routine)?)
+}
+
 /// `info` of a LAPACK call as a result.
 fn checked(routine: &'static str, info: i32) -> Result<()> {
     if info == 0 {
@@ -224,7 +235,8 @@ fn zheevd(a: &ArrayView2<Complex64>, vectors: bool) -> Result<(Vec<f64>, Vec<c64
 
 /// The eigenvalues (ascending) of the Hermitian `n × n` matrix whose lower triangle the
 /// column-major buffer `buf` holds (destroyed): `zheevd`'s values-only computation — `zhetrd`
-/// (lower, the workspace `zheevd` would hand it: its own optimal `n·nb`), then `dsterf`'s job by
+/// (lower, the workspace `zheevd` would hand it: its own optimal `n·nb`; from
+/// [`TWO_STAGE_VALUES_FROM`] the two-stage `zhetrd_2stage` instead), then `dsterf`'s job by
 /// the regrouped root-free QL (`root_free::sterf`, 1.7× `dsterf`; `dsterf` itself where it
 /// declines) — on the caller's buffer, without `zheevd`'s copy and its norm scan (`zlanhe`, one
 /// `hypot` per entry: 4 % of the solve at d = 256). `zheevd` scales the matrix only when that
@@ -245,6 +257,15 @@ pub(crate) fn hermitian_values_in_place(
     Some(tridiagonal_values(buf, n))
 }
 
+/// Smallest dimension at which [`hermitian_values_in_place`] reduces by LAPACK's two-stage
+/// `zhetrd_2stage` (dense to band by BLAS-3, band to tridiagonal by bulge chasing) instead of the
+/// one-stage `zhetrd`, whose BLAS-2 half (`zhemv`) streams the trailing matrix once per column.
+/// Measured values-only solves on one BLAS thread (docs/PERFORMANCE.md, "Session 28"): equal at
+/// n = 384 (19.4 vs 19.9 ms), from 512 faster alone (46 vs 50 ms; 768: 104 vs 123 ms) and more so two side by
+/// side, the sandwiched curve's schedule (27 vs 34 ms each at 512; 768: 56 vs 81 ms); at 256 slower
+/// (9.6 vs 8.8 ms).
+pub(crate) const TWO_STAGE_VALUES_FROM: usize = 512;
+
 fn tridiagonal_values(buf: &mut [c64], nu: usize) -> Result<Vec<f64>> {
     let n = dim_i32(nu)?;
     let mut d = vec![0.0; nu];
@@ -253,34 +274,7 @@ fn tridiagonal_values(buf: &mut [c64], nu: usize) -> Result<Vec<f64>> {
     }
     let mut e = vec![0.0; nu.saturating_sub(1).max(1)];
     let mut tau = vec![c64::new(0.0, 0.0); nu.saturating_sub(1).max(1)];
-    let mut call = |work: &mut Workspace<c64>| {
-        assert_matrix("zhetrd", buf, (nu, nu), n);
-        assert_len("zhetrd", "d", &d, nu);
-        assert_len("zhetrd", "e", &e, nu - 1);
-        assert_len("zhetrd", "tau", &tau, nu - 1);
-        work.assert("zhetrd", "work");
-        let mut info = 0;
-        // SAFETY: `buf` is the n×n column-major matrix (lda = n), d holds n values, e and tau
-        // n − 1, the workspace the `lwork` passed (one element for the query, lwork = −1).
-        unsafe {
-            lapack::zhetrd(
-                b'L',
-                n,
-                buf,
-                n,
-                &mut d,
-                &mut e,
-                &mut tau,
-                &mut work.buf,
-                work.len,
-                &mut info,
-            );
-        }
-        checked("zhetrd", info)
-    };
-    let mut wq = Workspace::query();
-    call(&mut wq)?;
-    call(&mut wq.sized("zhetrd")?)?;
+    reduce_to_tridiagonal(buf, nu, n, &mut d, &mut e, &mut tau)?;
     // the root-free QL regrouped to one division a step (`dsterf`'s job, 1.7–1.8× faster); `dsterf`
     // on the reduction's own output where it declines
     let (d0, e0) = (d.clone(), e.clone());
@@ -297,6 +291,69 @@ fn tridiagonal_values(buf: &mut [c64], nu: usize) -> Result<Vec<f64>> {
     }
     checked("dsterf", info)?;
     Ok(d)
+}
+
+/// The reduction of the Hermitian matrix whose lower triangle the column-major `buf` holds
+/// (destroyed) to the real tridiagonal `(d, e)` (`tau` the reflectors' scalars, unused after):
+/// `zhetrd` below [`TWO_STAGE_VALUES_FROM`], `zhetrd_2stage` (`vect = 'N'`) from there — the same
+/// tridiagonal matrix up to unitary similarities, exact for `A + E`, `‖E‖₂ ≤ c n ε ‖A‖₂`, either
+/// way — each with the workspaces it asks for.
+fn reduce_to_tridiagonal(
+    buf: &mut [c64],
+    nu: usize,
+    n: i32,
+    d: &mut [f64],
+    e: &mut [f64],
+    tau: &mut [c64],
+) -> Result<()> {
+    let two_stage = nu >= TWO_STAGE_VALUES_FROM;
+    let routine = if two_stage { "zhetrd_2stage" } else { "zhetrd" };
+    let call = |hous2: &mut Workspace<c64>, work: &mut Workspace<c64>| {
+        assert_matrix(routine, buf, (nu, nu), n);
+        assert_len(routine, "d", d, nu);
+        assert_len(routine, "e", e, nu - 1);
+        assert_len(routine, "tau", tau, nu - 1);
+        hous2.assert(routine, "hous2");
+        work.assert(routine, "work");
+        let mut info = 0;
+        // SAFETY: `buf` is the n×n column-major matrix (lda = n), d holds n values, e and tau
+        // n − 1, `hous2` (two-stage only) and `work` the lengths passed (one element each for the
+        // query, lengths −1).
+        unsafe {
+            if two_stage {
+                lapack::zhetrd_2stage(
+                    b'N',
+                    b'L',
+                    n,
+                    buf,
+                    n,
+                    d,
+                    e,
+                    tau,
+                    &mut hous2.buf,
+                    &[hous2.len],
+                    &mut work.buf,
+                    work.len,
+                    &mut info,
+                );
+            } else {
+                lapack::zhetrd(
+                    b'L',
+                    n,
+                    buf,
+                    n,
+                    d,
+                    e,
+                    tau,
+                    &mut work.buf,
+                    work.len,
+                    &mut info,
+                );
+            }
+        }
+        checked(routine, info)
+    };
+    with_queried_workspaces(routine, call)
 }
 
 /// `zheevr` (all eigenvalues) with jobz = 'V' or 'N'.
@@ -395,7 +452,7 @@ fn dsyev(a: &ArrayView2<f64>, vectors: bool, mrrr: bool) -> Result<(Vec<f64>, Ve
         let mut z = vec![0.0; if vectors { nu * nu } else { 1 }];
         let mut isuppz = vec![0i32; 2 * nu];
         let mut m = 0;
-        let mut call = |work: &mut Workspace<f64>, iwork: &mut Workspace<i32>| {
+        let call = |work: &mut Workspace<f64>, iwork: &mut Workspace<i32>| {
             assert_zheevr_shapes(&buf, &w, &z, &isuppz, (nu, vectors));
             work.assert("dsyevr", "work");
             iwork.assert("dsyevr", "iwork");
@@ -428,9 +485,7 @@ fn dsyev(a: &ArrayView2<f64>, vectors: bool, mrrr: bool) -> Result<(Vec<f64>, Ve
             }
             checked("dsyevr", info)
         };
-        let (mut wq, mut iq) = (Workspace::query(), Workspace::query());
-        call(&mut wq, &mut iq)?;
-        call(&mut wq.sized("dsyevr")?, &mut iq.sized("dsyevr")?)?;
+        with_queried_workspaces("dsyevr", call)?;
         found_all("dsyevr", m, nu)?;
         return Ok((w, z));
     }

@@ -858,12 +858,12 @@ fn beside_checks(
     Ok(vals)
 }
 
-/// The checks of both inputs ([`check_both`]'s, on the task's own copies) offered to rayon's pool
-/// as a detached task while the calling thread forms and solves the differences with `backend`;
-/// whichever thread claims the checks first runs them: a pool thread beside the solve, or the
-/// caller itself once its solves are done when no pool thread has started them (a core busy
-/// elsewhere — e.g. another library's spinning BLAS worker — then costs the sequential route's
-/// time, never a wait for that core). The checks' error first, the values once both accepted.
+/// The checks of both inputs ([`check_both`]'s) offered to rayon's pool beside the calling
+/// thread's difference solves with `backend` ([`crate::spectral::beside`]): a pool thread runs
+/// them beside the solve, or the caller itself once its solves are done when no pool thread has
+/// started them (a core busy elsewhere — e.g. another library's spinning BLAS worker — then costs
+/// the sequential route's time, never a wait for that core). The checks' error first, the values
+/// once both accepted.
 fn beside_claimable_checks(
     rho: &Arc<Array2<Complex64>>,
     sigma: &Arc<Array2<Complex64>>,
@@ -871,64 +871,25 @@ fn beside_claimable_checks(
     tol: Tolerance,
     backend: Backend,
 ) -> std::result::Result<Option<crate::Result<Vec<f64>>>, OperandError> {
-    use std::sync::{Condvar, Mutex};
-    // the checks' result, or their panic (resumed on the caller, as a scope would)
-    type Slot = Mutex<Option<std::thread::Result<std::result::Result<(), OperandError>>>>;
-    struct Shared {
-        claimed: AtomicBool,
-        abort: AtomicBool,
-        result: Slot,
-        done: Condvar,
-    }
-    let shared = Arc::new(Shared {
-        claimed: AtomicBool::new(false),
-        abort: AtomicBool::new(false),
-        result: Mutex::new(None),
-        done: Condvar::new(),
-    });
-    {
-        let shared = Arc::clone(&shared);
-        // the inputs shared, not copied (the checks copy them on the pool thread), and only
-        // weakly: a task that a pool thread pops after the caller claimed the checks and returned
-        // must not keep the inputs' memory alive (the caller's `Arc`s are the only strong ones)
-        let (r, s) = (Arc::downgrade(rho), Arc::downgrade(sigma));
-        rayon::spawn(move || {
-            if shared.claimed.swap(true, Ordering::AcqRel) {
-                return;
-            }
-            // claimed first: the caller waits for this task's result, holding both inputs —
-            // unless it unwound from a panic before claiming, and then nobody waits
-            let (Some(r), Some(s)) = (r.upgrade(), s.upgrade()) else {
-                return;
-            };
-            let c = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                check_both(&r, &s, tol, backend)
-            }));
-            // released before the result is published: once the caller has it, its `Arc`s are
-            // the inputs' only owners
-            drop((r, s));
-            shared
-                .abort
-                .store(!matches!(c, Ok(Ok(()))), Ordering::Relaxed);
-            *shared.result.lock().unwrap_or_else(|p| p.into_inner()) = Some(c);
-            shared.done.notify_all();
-        });
-    }
-    let vals = raw_values(rho, sigma, what, backend, &shared.abort);
-    let checked = if shared.claimed.swap(true, Ordering::AcqRel) {
-        // a pool thread runs the checks: wait for its result
-        let mut g = shared.result.lock().unwrap_or_else(|p| p.into_inner());
-        loop {
-            match g.take() {
-                Some(Ok(c)) => break c,
-                Some(Err(panic)) => std::panic::resume_unwind(panic),
-                None => g = shared.done.wait(g).unwrap_or_else(|p| p.into_inner()),
-            }
-        }
-    } else {
-        check_both(rho, sigma, tol, backend)
+    let abort = Arc::new(AtomicBool::new(false));
+    // the inputs shared, not copied, and only weakly: a job that a pool thread pops after the
+    // caller claimed the checks and returned must not keep the inputs' memory alive (the
+    // caller's `Arc`s are the only strong ones)
+    let (r, s, flag) = (
+        Arc::downgrade(rho),
+        Arc::downgrade(sigma),
+        Arc::clone(&abort),
+    );
+    let checks = move || {
+        let (r, s) = (r.upgrade()?, s.upgrade()?);
+        let c = check_both(&r, &s, tol, backend);
+        flag.store(c.is_err(), Ordering::Relaxed);
+        Some(c)
     };
-    checked?;
+    let (vals, checked) =
+        crate::spectral::beside(|| raw_values(rho, sigma, what, backend, &abort), checks);
+    // the caller holds both inputs throughout, so the checks found them
+    checked.unwrap_or_else(|| check_both(rho, sigma, tol, backend))?;
     Ok(vals)
 }
 

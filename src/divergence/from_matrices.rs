@@ -219,10 +219,12 @@ fn validate(
 /// [`MIXED_CONCURRENT_FROM`], two factorisations never) on the host, rayon has at least two
 /// threads and BLAS at most two, both
 /// inputs' `O(d²)` checks (squareness, finiteness, Hermiticity, trace) run first, then the two PSD
-/// steps (a Cholesky factorisation or a full eigendecomposition each) run as two rayon tasks with
-/// one BLAS thread each; when the two steps differ (a Cholesky factorisation beside a
-/// decomposition), faer's decomposition keeps its rayon parallelism, so the core left idle by the
-/// shorter step joins the longer one through rayon's work stealing.
+/// steps (a Cholesky factorisation or a full eigendecomposition each) run side by side with one
+/// BLAS thread each — two steps of one kind as ρ's on the calling thread and σ's offered to the
+/// pool (`spectral::beside`: one wake-up, never a wait for it); when the two steps differ (a
+/// Cholesky factorisation beside a decomposition), faer's decomposition keeps its rayon
+/// parallelism, so the core left idle by the shorter step joins the longer one through rayon's
+/// work stealing.
 ///
 /// Errors: the validation error tagged with its operand.
 pub fn states_from_matrices(
@@ -257,20 +259,20 @@ pub fn states_from_matrices(
             return Err((Some(Operand::Sigma), e));
         }
     };
-    let join = || {
-        rayon::join(
-            || psd_step(rho, t_rho, checks.0, backend),
-            || psd_step(sigma, t_sigma, checks.1, backend),
-        )
-    };
+    let (check_rho, check_sigma) = checks;
+    let rho_step = move || psd_step(rho, t_rho, check_rho, backend);
+    let sigma_step = move || psd_step(sigma, t_sigma, check_sigma, backend);
     // two steps of one kind (two decompositions, two factorisations) keep a core each, every
-    // solver sequential; a Cholesky beside a decomposition is ~1/30 of it, so the decomposition
-    // keeps faer's rayon parallelism (from `AUTO_FAER_FROM`) and the core that finishes the
+    // solver sequential: ρ's on the calling thread, σ's claimable beside it (`beside`: one pool
+    // thread's wake-up, never a wait for it; a cold `rayon::join` ran the two one after the other
+    // in about half the calls, docs/PERFORMANCE.md "Two steps side by side from the calling
+    // thread"); a Cholesky beside a decomposition is ~1/30 of it, so the decomposition keeps
+    // faer's rayon parallelism (from `AUTO_FAER_FROM`) and the core that finishes the
     // factorisation joins it by work stealing instead of idling (docs/PERFORMANCE.md, "large16")
-    let (r, s) = if checks.0 == checks.1 {
-        crate::spectral::with_single_blas_thread(join)
+    let (r, s) = if check_rho == check_sigma {
+        crate::spectral::with_single_blas_thread(|| crate::spectral::beside(rho_step, sigma_step))
     } else {
-        crate::spectral::with_blas_pinned(join)
+        crate::spectral::with_blas_pinned(|| rayon::join(rho_step, sigma_step))
     };
     let r = r.map_err(tag(Operand::Rho))?;
     let s = s.map_err(tag(Operand::Sigma))?;
@@ -481,6 +483,44 @@ pub(crate) mod tests {
                 for (p, q) in x.iter().zip(y) {
                     assert!((p - q).abs() <= 1e-14, "{p} vs {q}");
                 }
+            }
+        }
+    }
+
+    /// A pair of undecomposed mid-size states decomposed for a quantity
+    /// (`DensityMatrix::decompose_pair`, side by side from `CONCURRENT_FROM`) caches both
+    /// decompositions, within rounding of each state's own `eigen()`, and the quantity is the one
+    /// that states decomposed one after the other give.
+    #[test]
+    fn decompose_pair_side_by_side_caches_both() {
+        use crate::divergence::Pair;
+        let _serial = crate::spectral::test_thread_counts_lock();
+        let (tol, be) = (Tolerance::default(), Backend::default());
+        for d in [CONCURRENT_FROM, 64] {
+            let (r, s) = (hs(d, 11), hs(d, 12));
+            let states = || {
+                let a = validate(r.clone(), Check::Cholesky, tol, be).unwrap();
+                let b = validate(s.clone(), Check::Cholesky, tol, be).unwrap();
+                (a, b)
+            };
+            let (a, b) = states();
+            assert!(!a.is_decomposed() && !b.is_decomposed());
+            let together = Pair::new(&a, &b).unwrap().umegaki().unwrap();
+            assert!(a.is_decomposed() && b.is_decomposed(), "d = {d}");
+            let (a0, b0) = states();
+            a0.eigen().unwrap();
+            b0.eigen().unwrap();
+            let apart = Pair::new(&a0, &b0).unwrap().umegaki().unwrap();
+            assert!(
+                (together - apart).abs() <= 1e-13 * apart.abs().max(1.0),
+                "d = {d}"
+            );
+            for (x, y) in [(&a, &a0), (&b, &b0)] {
+                let (p, q) = (x.eigen().unwrap().values(), y.eigen().unwrap().values());
+                assert!(
+                    p.iter().zip(q).all(|(u, v)| (u - v).abs() <= 1e-14),
+                    "d = {d}"
+                );
             }
         }
     }

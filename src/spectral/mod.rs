@@ -11,6 +11,7 @@
 //! convention): `A^p = Σ_{λ_i > τ} λ_i^p |v_i⟩⟨v_i|` for `p ≤ 0`.
 
 mod backend;
+mod beside;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 #[cfg(feature = "faer")]
@@ -30,6 +31,7 @@ pub use backend::{
     Backend, EigenSolver, AUTO_CUDA_FROM, AUTO_FAER_FROM, AUTO_NALGEBRA_BELOW,
     AUTO_NALGEBRA_CHOLESKY_BELOW, AUTO_NALGEBRA_SVD_BELOW, AUTO_NALGEBRA_VALUES_BELOW,
 };
+pub(crate) use beside::beside;
 pub use graded::{graded_gram_eigen, graded_psd_eigen, preconditioned_gram_eigen, GradedSpectrum};
 pub use products::{adjoint_times, congruence, gram};
 #[cfg(feature = "openblas")]

@@ -173,16 +173,35 @@ impl DensityMatrix {
     /// Decompose two states that are about to be decomposed anyway (a pair's quantity that needs
     /// both decompositions) in one call where that is faster: both undecomposed, on one backend
     /// that solves their dimension with the fixed-size QL solver (`Backend::Auto`, `4 ≤ d ≤ 16`;
-    /// [`Eigen::compute_pair`], each decomposition `eigen()`'s bit for bit). Elsewhere, and for a
-    /// lane whose solve fails (the failure is not cached; `eigen()` reports it), nothing.
+    /// [`Eigen::compute_pair`], each decomposition `eigen()`'s bit for bit); from
+    /// [`CONCURRENT_FROM`](crate::divergence::from_matrices::CONCURRENT_FROM) to below
+    /// [`AUTO_FAER_FROM`](crate::spectral::AUTO_FAER_FROM), when two cores are free for it, the
+    /// two `eigen()` calls side by side with one BLAS thread each (the same solver).
+    /// Elsewhere, and for a solve that fails (the failure is not cached; `eigen()` reports it),
+    /// nothing.
     pub(crate) fn decompose_pair(a: &DensityMatrix, b: &DensityMatrix) {
         let d = a.dim();
-        if a.backend != b.backend
-            || b.dim() != d
-            || !a.backend.pairs_small(d)
-            || a.is_decomposed()
-            || b.is_decomposed()
-        {
+        if a.backend != b.backend || b.dim() != d || a.is_decomposed() || b.is_decomposed() {
+            return;
+        }
+        if !a.backend.pairs_small(d) {
+            // mid sizes: the two LAPACK decompositions side by side, one BLAS thread each, as
+            // `states_from_matrices` runs them (from faer's range on, each keeps the cores)
+            if d < crate::spectral::AUTO_FAER_FROM
+                && crate::divergence::from_matrices::side_by_side(d, a.backend)
+            {
+                let b = b.clone();
+                crate::spectral::with_single_blas_thread(|| {
+                    crate::spectral::beside(
+                        || {
+                            let _ = a.eigen();
+                        },
+                        move || {
+                            let _ = b.eigen();
+                        },
+                    )
+                });
+            }
             return;
         }
         let (x, y) = Eigen::compute_pair(a.inner.mat.view(), b.inner.mat.view(), a.backend);

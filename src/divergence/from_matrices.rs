@@ -265,8 +265,8 @@ pub fn states_from_matrices(
     // two steps of one kind (two decompositions, two factorisations) keep a core each, every
     // solver sequential: ρ's on the calling thread, σ's claimable beside it (`beside`: one pool
     // thread's wake-up, never a wait for it; a cold `rayon::join` ran the two one after the other
-    // in about half the calls, docs/PERFORMANCE.md "Two steps side by side from the calling
-    // thread"); a Cholesky beside a decomposition is ~1/30 of it, so the decomposition keeps
+    // in most cold calls on a 2-vCPU VM, docs/PERFORMANCE.md "Two steps side by side from the
+    // calling thread"); a Cholesky beside a decomposition is ~1/30 of it, so the decomposition keeps
     // faer's rayon parallelism (from `AUTO_FAER_FROM`) and the core that finishes the
     // factorisation joins it by work stealing instead of idling (docs/PERFORMANCE.md, "large16")
     let (r, s) = if check_rho == check_sigma {

@@ -186,9 +186,10 @@ mod off_core {
         fn drop(&mut self) {
             #[cfg(target_os = "linux")]
             if let Some(saved) = &self.saved {
-                // SAFETY: restores the set read in `leave` for this thread (pid 0); a failure
-                // (the allowed cores changed meanwhile, e.g. by a cgroup) leaves the narrower set,
-                // which the kernel then widens or rejects on its own.
+                // SAFETY: restores the set read in `leave` for this thread (pid 0), a whole set.
+                // It fails only if none of those cores is allowed any more (a cgroup changed them
+                // meanwhile); the thread then keeps the narrower set the kernel left it, and a
+                // later `leave` starts from that set.
                 unsafe {
                     libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), saved)
                 };

@@ -529,7 +529,7 @@ fn whitened_group<const N: usize>(
         return settled;
     }
     let mut eig = [SmallEigen::zeroed(); LANES];
-    let solved = crate::spectral::small_lanes::eigh_lanes_into::<N>(&mats, true, &mut eig);
+    let solved = crate::spectral::small_lanes::eigh_lanes_into::<N>(&mats, true, eig.each_mut());
     for l in 0..LANES {
         if ready[l] && solved[l] {
             let row = &mut rows[l * width..(l + 1) * width];
@@ -658,14 +658,15 @@ fn small_group_spectral<const N: usize>(
                 accepted[l] = shift < t && cholesky_decision::<N>(&hs[l], shift) == Some(true);
             }
         }
-        let sides = small_sides::<N>(sigma, k0, tol);
+        let mut store = GroupSides::zeroed();
+        let sides = small_sides::<N>(sigma, k0, tol, &mut store);
         let mut rps = [zeros::<N>(); LANES];
         let mut ln_mus = [[0.0; N]; LANES];
         let mut ok = [false; LANES];
         for l in 0..LANES {
             if let (true, Some(s)) = (accepted[l], &sides[l]) {
                 if (0..N).all(|j| s.state.in_support(j)) {
-                    direct_sandwiched_basis_into(&hs[l], &s.state, &mut rps[l], &mut ln_mus[l]);
+                    direct_sandwiched_basis_into(&hs[l], s.state, &mut rps[l], &mut ln_mus[l]);
                     ok[l] = true;
                 }
             }
@@ -688,7 +689,7 @@ fn small_group_spectral<const N: usize>(
                     (mats[l], shifts[l]) = direct_sandwiched_matrix(&rps[l], &ln_mus[l], alpha);
                 }
             }
-            let solved = eigh_lanes_into::<N>(&mats, false, &mut nus);
+            let solved = eigh_lanes_into::<N>(&mats, false, nus.each_mut());
             for l in 0..LANES {
                 if ok[l] && solved[l] {
                     match super::small::direct_sandwiched_value(
@@ -708,8 +709,9 @@ fn small_group_spectral<const N: usize>(
         }
         return ok;
     }
-    let rs = small_sides::<N>(rho, k0, tol);
-    let ss = small_sides::<N>(sigma, k0, tol);
+    let (mut r_store, mut s_store) = (GroupSides::zeroed(), GroupSides::zeroed());
+    let rs = small_sides::<N>(rho, k0, tol, &mut r_store);
+    let ss = small_sides::<N>(sigma, k0, tol, &mut s_store);
     if family == Family::Maximal
         && alphas
             .iter()
@@ -718,7 +720,7 @@ fn small_group_spectral<const N: usize>(
         return maximal_group(&rs, &ss, alphas, rows);
     }
     for l in 0..LANES {
-        if let (Some(r), Some(s)) = (&rs[l], &ss[l]) {
+        if let (Some(r), Some(s)) = (rs[l], ss[l]) {
             let row = &mut rows[l * width..(l + 1) * width];
             settled[l] = small_pair_sides(r, s, family, alphas, row).is_ok();
         }
@@ -757,9 +759,9 @@ fn maximal_group<const N: usize>(
         }
     }
     let mut eig = [SmallEigen::zeroed(); LANES];
-    let solved = crate::spectral::small_lanes::eigh_lanes_into::<N>(&mats, true, &mut eig);
+    let solved = crate::spectral::small_lanes::eigh_lanes_into::<N>(&mats, true, eig.each_mut());
     for l in 0..LANES {
-        let (Some(r), Some(s), Some(pair)) = (&rs[l], &ss[l], &pairs[l]) else {
+        let (Some(r), Some(s), Some(pair)) = (rs[l], ss[l], &pairs[l]) else {
             continue;
         };
         let row = &mut rows[l * width..(l + 1) * width];
@@ -783,46 +785,52 @@ fn maximal_group<const N: usize>(
 }
 
 /// Operand `k0 + l` (`l < LANES`) on the small route as [`small_operand`] validates it, the raw
-/// matrices decomposed at once; `None` where [`small_operand`] would not accept it from the
-/// fixed-size decomposition (a failed check, a PSD decision that is not certain, a solve that
-/// did not converge, a shared state without its decomposition): the caller then takes
+/// matrices decomposed at once, each side borrowing its matrix and decomposition from `store`
+/// (written there in place: no copy of either); `None` where [`small_operand`] would not accept
+/// it from the fixed-size decomposition (a failed check, a PSD decision that is not certain, a
+/// solve that did not converge, a shared state without its decomposition): the caller then takes
 /// [`small_operand`]'s route for the pair.
-fn small_sides<'a, const N: usize>(
+fn small_sides<'a: 's, 's, const N: usize>(
     o: Operand<'a>,
     k0: usize,
     tol: crate::state::Tolerance,
-) -> [Option<SmallSide<'a, N>>; LANES] {
-    use crate::spectral::small::zeros;
+    store: &'s mut GroupSides<N>,
+) -> [Option<SmallSide<'s, N>>; LANES] {
     if let Operand::State(s) = o {
         let Ok(e) = s.eigen() else {
-            return [const { None }; LANES];
+            return [None; LANES];
         };
-        let state = super::small::SmallState::from_eigen(e);
-        return std::array::from_fn(|_| {
-            Some(SmallSide {
-                state,
-                origin: Origin::Shared(s),
-            })
-        });
+        store.states[0] = super::small::SmallState::from_eigen(e);
+        let state = &store.states[0];
+        return [Some(SmallSide {
+            state,
+            origin: Origin::State(s),
+        }); LANES];
     }
+    let GroupSides { mats, states } = store;
     let mut checked = [None; LANES];
-    let mut mats = [zeros::<N>(); LANES];
-    for l in 0..LANES {
+    for (l, (t, m)) in checked.iter_mut().zip(mats.iter_mut()).enumerate() {
         if let Some(view) = o.raw(k0 + l) {
-            checked[l] = small_checked_into::<N>(&view, tol, &mut mats[l]).map(|(t, _)| t);
+            *t = small_checked_into::<N>(&view, tol, m).map(|(t, _)| t);
         }
     }
-    let mut eig = [crate::spectral::small::SmallEigen::zeroed(); LANES];
-    let solved = crate::spectral::small_lanes::eigh_lanes_into::<N>(&mats, true, &mut eig);
+    let solved = crate::spectral::small_lanes::eigh_lanes_into::<N>(
+        mats,
+        true,
+        states.each_mut().map(|s| s.eigen_mut()),
+    );
+    for (state, _) in states.iter_mut().zip(solved).filter(|(_, ok)| *ok) {
+        state.settle_threshold();
+    }
+    let (mats, states) = (&*mats, &*states);
     std::array::from_fn(|l| {
         let t = checked[l]?;
         if !solved[l] {
             return None;
         }
-        let state = super::small::SmallState::from_small(&eig[l]);
-        certain_psd::<N>(&state, t).then_some(SmallSide {
-            state,
-            origin: Origin::Checked(mats[l]),
+        certain_psd::<N>(&states[l], t).then_some(SmallSide {
+            state: &states[l],
+            origin: Origin::Checked(&mats[l]),
         })
     })
 }
@@ -908,14 +916,14 @@ fn small_pair<const N: usize>(
     }
     let r = small_operand::<N>(rho, "rho", k, tol)?;
     let s = small_operand::<N>(sigma, "sigma", k, tol)?;
-    small_pair_sides(&r, &s, family, alphas, row)
+    small_pair_sides(r.side(), s.side(), family, alphas, row)
 }
 
 /// The values of a small pair from its two validated sides, into `row`: the small-pair kernel,
 /// or `Pair`'s route where it declines (a Petz curve, orders below 1, …).
 fn small_pair_sides<const N: usize>(
-    r: &SmallSide<'_, N>,
-    s: &SmallSide<'_, N>,
+    r: SmallSide<'_, N>,
+    s: SmallSide<'_, N>,
     family: Family,
     alphas: &[f64],
     row: &mut [f64],
@@ -1263,28 +1271,29 @@ fn named(what: &str, e: crate::Error) -> crate::Error {
 }
 
 /// One validated side of a small pair: its decomposition on the stack and where it came from (to
-/// build a state where the kernel declines).
+/// build a state where the kernel declines), borrowed from the storage of a lone pair
+/// ([`LoneSide`]) or of a group ([`GroupSides`]).
+#[derive(Clone, Copy)]
 struct SmallSide<'a, const N: usize> {
-    state: super::small::SmallState<N>,
+    state: &'a super::small::SmallState<N>,
     origin: Origin<'a, N>,
 }
 
+#[derive(Clone, Copy)]
 enum Origin<'a, const N: usize> {
-    /// The operand's shared state.
-    Shared(&'a DensityMatrix),
-    /// A raw matrix the library validated (near the PSD threshold, see [`small_operand`]).
-    Validated(DensityMatrix),
+    /// A validated state: the operand's shared state, or a raw matrix the library validated
+    /// (near the PSD threshold, see [`small_operand`]).
+    State(&'a DensityMatrix),
     /// A raw matrix after the checks and symmetrisation (PSD checked too); its decomposition
     /// (the fixed-size solver's) is the side's `state`.
-    Checked(crate::spectral::small::Mat<N>),
+    Checked(&'a crate::spectral::small::Mat<N>),
 }
 
 impl<const N: usize> SmallSide<'_, N> {
     /// The validated state.
     fn validated(&self) -> DensityMatrix {
-        match &self.origin {
-            Origin::Shared(s) => (*s).clone(),
-            Origin::Validated(s) => s.clone(),
+        match self.origin {
+            Origin::State(s) => s.clone(),
             Origin::Checked(h) => {
                 let (values, vectors) = self.state.parts();
                 DensityMatrix::from_validated_with_eigen(
@@ -1296,6 +1305,47 @@ impl<const N: usize> SmallSide<'_, N> {
                     ),
                 )
             }
+        }
+    }
+}
+
+/// A group's sides ([`small_sides`]): the checked matrices and their decompositions, which the
+/// group's [`SmallSide`]s borrow.
+struct GroupSides<const N: usize> {
+    mats: [crate::spectral::small::Mat<N>; LANES],
+    states: [super::small::SmallState<N>; LANES],
+}
+
+impl<const N: usize> GroupSides<N> {
+    fn zeroed() -> Self {
+        GroupSides {
+            mats: [crate::spectral::small::zeros::<N>(); LANES],
+            states: [super::small::SmallState::zeroed(); LANES],
+        }
+    }
+}
+
+/// One side of a lone small pair ([`small_operand`]), which its [`SmallSide`] borrows.
+struct LoneSide<'a, const N: usize> {
+    state: super::small::SmallState<N>,
+    source: LoneSource<'a, N>,
+}
+
+enum LoneSource<'a, const N: usize> {
+    Shared(&'a DensityMatrix),
+    Validated(DensityMatrix),
+    Checked(crate::spectral::small::Mat<N>),
+}
+
+impl<const N: usize> LoneSide<'_, N> {
+    fn side(&self) -> SmallSide<'_, N> {
+        SmallSide {
+            state: &self.state,
+            origin: match &self.source {
+                LoneSource::Shared(s) => Origin::State(s),
+                LoneSource::Validated(s) => Origin::State(s),
+                LoneSource::Checked(h) => Origin::Checked(h),
+            },
         }
     }
 }
@@ -1312,12 +1362,12 @@ fn small_operand<'a, const N: usize>(
     what: &str,
     k: usize,
     tol: crate::state::Tolerance,
-) -> Result<SmallSide<'a, N>> {
+) -> Result<LoneSide<'a, N>> {
     let view = match o {
         Operand::State(s) => {
-            return Ok(SmallSide {
+            return Ok(LoneSide {
                 state: super::small::SmallState::from_eigen(s.eigen()?),
-                origin: Origin::Shared(s),
+                source: LoneSource::Shared(s),
             })
         }
         // unreachable: `raw` is `Some` for these two variants (`None` only for `State`)
@@ -1327,17 +1377,17 @@ fn small_operand<'a, const N: usize>(
         let e = crate::spectral::small::eigh_small::<N>(&h, true).map_err(|e| named(what, e))?;
         let state = super::small::SmallState::from_small(&e);
         if certain_psd::<N>(&state, t) {
-            return Ok(SmallSide {
+            return Ok(LoneSide {
                 state,
-                origin: Origin::Checked(h),
+                source: LoneSource::Checked(h),
             });
         }
     }
     let s = DensityMatrix::with_options(view.to_owned(), tol, crate::spectral::Backend::Auto)
         .map_err(|e| named(what, e))?;
-    Ok(SmallSide {
+    Ok(LoneSide {
         state: super::small::SmallState::from_eigen(s.eigen().map_err(|e| named(what, e))?),
-        origin: Origin::Validated(s),
+        source: LoneSource::Validated(s),
     })
 }
 

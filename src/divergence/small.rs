@@ -35,7 +35,7 @@ use super::petz::{PetzStack, CURVE_LANES};
 use super::renyi_mean;
 use super::Family;
 use crate::error::Result;
-use crate::spectral::small::{eigh_small, with_small_dim, zeros, Mat, SMALL_MAX};
+use crate::spectral::small::{eigh_small, with_small_dim, zeros, Mat, SmallEigen, SMALL_MAX};
 use crate::spectral::{zero_threshold, Backend, Eigen, EPS};
 use crate::state::DensityMatrix;
 use num_complex::Complex64;
@@ -64,52 +64,71 @@ pub const SMALL_PETZ_CURVE_MAX: usize = SMALL_PAIR_MAX;
 /// zero threshold `τ(d, λ_max)`.
 #[derive(Clone, Copy)]
 pub(crate) struct SmallState<const N: usize> {
-    values: [f64; N],
-    vectors: Mat<N>,
+    eigen: SmallEigen<N>,
     threshold: f64,
 }
 
 impl<const N: usize> SmallState<N> {
-    /// From a cached [`Eigen`] of dimension `N`.
-    pub(crate) fn from_eigen(e: &Eigen) -> Self {
-        let (w, v) = (e.values(), e.vectors());
-        let mut values = [0.0; N];
-        let mut vectors = zeros::<N>();
-        for i in 0..N {
-            values[i] = w[i];
-            for (j, z) in vectors[i].iter_mut().enumerate() {
-                *z = v[[i, j]];
-            }
-        }
+    /// All zeros (storage for [`Self::eigen_mut`] and [`Self::settle_threshold`]).
+    pub(crate) const fn zeroed() -> Self {
         SmallState {
-            values,
-            vectors,
-            threshold: e.threshold(),
+            eigen: SmallEigen::zeroed(),
+            threshold: 0.0,
         }
     }
 
-    /// From a fixed-size decomposition (zero threshold `τ(N, λ_max)` as [`Eigen`] sets it).
-    pub(crate) fn from_small(e: &crate::spectral::small::SmallEigen<N>) -> Self {
-        let top = e.values.iter().copied().fold(0.0, f64::max);
-        SmallState {
-            values: e.values,
-            vectors: e.vectors,
-            threshold: zero_threshold(N, top),
+    /// From a cached [`Eigen`] of dimension `N`.
+    pub(crate) fn from_eigen(e: &Eigen) -> Self {
+        let (w, v) = (e.values(), e.vectors());
+        let mut state = Self::zeroed();
+        for i in 0..N {
+            state.eigen.values[i] = w[i];
+            for (j, z) in state.eigen.vectors[i].iter_mut().enumerate() {
+                *z = v[[i, j]];
+            }
         }
+        state.threshold = e.threshold();
+        state
+    }
+
+    /// From a fixed-size decomposition (zero threshold `τ(N, λ_max)` as [`Eigen`] sets it).
+    pub(crate) fn from_small(e: &SmallEigen<N>) -> Self {
+        let mut state = SmallState {
+            eigen: *e,
+            threshold: 0.0,
+        };
+        state.settle_threshold();
+        state
+    }
+
+    /// The decomposition, to be written in place by a fixed-size solver; [`Self::settle_threshold`]
+    /// afterwards makes the state [`Self::from_small`]'s of what was written.
+    pub(crate) fn eigen_mut(&mut self) -> &mut SmallEigen<N> {
+        &mut self.eigen
+    }
+
+    /// The zero threshold `τ(N, λ_max)` of the decomposition held ([`Self::from_small`]'s).
+    pub(crate) fn settle_threshold(&mut self) {
+        let top = self.eigen.values.iter().copied().fold(0.0, f64::max);
+        self.threshold = zero_threshold(N, top);
     }
 
     /// The smallest eigenvalue (as computed, unclamped).
     pub(crate) fn min_value(&self) -> f64 {
-        self.values.iter().copied().fold(f64::INFINITY, f64::min)
+        self.eigen
+            .values
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min)
     }
 
     pub(crate) fn in_support(&self, i: usize) -> bool {
-        self.values[i] > self.threshold
+        self.eigen.values[i] > self.threshold
     }
 
     /// Eigenvalues (ascending) and eigenvectors (columns).
     pub(crate) fn parts(&self) -> (&[f64; N], &Mat<N>) {
-        (&self.values, &self.vectors)
+        (&self.eigen.values, &self.eigen.vectors)
     }
 }
 
@@ -402,19 +421,20 @@ fn normalised_mean(terms: &mut [(f64, f64)], alpha: f64) -> f64 {
 
 impl<const N: usize> SmallPair<N> {
     /// The overlap and the support decision (`Tr ρ Π_ker σ ≤ τ(d, λ_max(ρ))`).
-    pub(crate) fn new(rho: SmallState<N>, sigma: SmallState<N>) -> Self {
+    pub(crate) fn new(rho: &SmallState<N>, sigma: &SmallState<N>) -> Self {
         let mut p = Planar::<N>::zeroed();
+        let (vr, vs) = (&rho.eigen.vectors, &sigma.eigen.vectors);
         for k in 0..N {
             for i in 0..N {
-                (p.br[k][i], p.bi[k][i]) = (rho.vectors[k][i].re, rho.vectors[k][i].im);
-                (p.ar[i][k], p.ai[i][k]) = (sigma.vectors[k][i].re, sigma.vectors[k][i].im);
+                (p.br[k][i], p.bi[k][i]) = (vr[k][i].re, vr[k][i].im);
+                (p.ar[i][k], p.ai[i][k]) = (vs[k][i].re, vs[k][i].im);
             }
         }
         let spectrum = |s: &SmallState<N>| SmallSpectrum {
-            values: s.values,
+            values: s.eigen.values,
             threshold: s.threshold,
         };
-        Self::from_overlap(spectrum(&rho), spectrum(&sigma), overlap(&p))
+        Self::from_overlap(spectrum(rho), spectrum(sigma), overlap(&p))
     }
 
     /// From two cached decompositions of dimension `N`, their vectors read straight into the
@@ -890,7 +910,7 @@ pub(crate) fn small_pair_value<const N: usize>(
     quantity: super::from_matrices::SmallQuantity,
 ) -> Option<f64> {
     use super::from_matrices::SmallQuantity;
-    let pair = SmallPair::new(SmallState::from_small(rho), SmallState::from_small(sigma));
+    let pair = SmallPair::new(&SmallState::from_small(rho), &SmallState::from_small(sigma));
     match quantity {
         SmallQuantity::Petz(alpha) => pair.petz(alpha),
         SmallQuantity::Umegaki => Some(pair.umegaki()),

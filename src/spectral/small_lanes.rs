@@ -5,7 +5,10 @@
 //! registers (lanes 0–3, 4–7) are two independent instruction streams: a rotation is a chain of
 //! divisions and square roots whose latency, with one register (four lanes, the first version),
 //! left the vector units idle; the second stream fills them (measured 1.3–1.4× per matrix,
-//! docs/PERFORMANCE.md "Fifth session").
+//! docs/PERFORMANCE.md "Fifth session"). Where the CPU also has AVX-512VL the same code is compiled
+//! with it: the same 256-bit instructions, but 32 registers instead of 16 for the lanes' matrices
+//! (fewer spills; the d = 4 Petz stack 1.07–1.1× faster, docs/PERFORMANCE.md "Session 30"), each
+//! lane's numbers unchanged (test `lane_builds_agree_bit_for_bit`).
 //!
 //! **The method** (docs/divergences.md, "small_lanes"): the cyclic Jacobi method of
 //! [`eigh_fixed`](super::small::eigh_fixed) — the same power-of-two scaling, the Demmel–Veselić
@@ -155,32 +158,44 @@ pub fn eigh_lanes<const N: usize>(
     vectors: bool,
 ) -> [Option<SmallEigen<N>>; LANES] {
     let mut out = [SmallEigen::zeroed(); LANES];
-    let ok = eigh_lanes_into(a, vectors, &mut out);
+    let ok = eigh_lanes_into(a, vectors, out.each_mut());
     std::array::from_fn(|l| ok[l].then_some(out[l]))
 }
 
-/// [`eigh_lanes`] written into `out` (no copy of the results): which lanes succeeded (a lane
-/// that did not holds unspecified numbers). Without `vectors` the lanes' `vectors` are the
-/// identity, as [`eigh_jacobi_parallel`] returns them.
+/// [`eigh_lanes`] written into `out` (lane `l` into `*out[l]`, wherever the caller keeps it: no
+/// copy of the results): which lanes succeeded (a lane that did not holds unspecified numbers).
+/// Without `vectors` the lanes' `vectors` are the identity, as [`eigh_jacobi_parallel`] returns
+/// them.
 pub fn eigh_lanes_into<const N: usize>(
     a: &[Mat<N>; LANES],
     vectors: bool,
-    out: &mut [SmallEigen<N>; LANES],
+    mut out: [&mut SmallEigen<N>; LANES],
 ) -> [bool; LANES] {
     #[cfg(target_arch = "x86_64")]
     {
+        if std::arch::is_x86_feature_detected!("avx512vl")
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx2")
+        {
+            // SAFETY: the CPU supports AVX2, AVX-512F and AVX-512VL (checked just above).
+            return if vectors {
+                unsafe { avx2::eigh_lanes_avx512vl::<N, true>(a, &mut out) }
+            } else {
+                unsafe { avx2::eigh_lanes_avx512vl::<N, false>(a, &mut out) }
+            };
+        }
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2 (checked just above).
             return if vectors {
-                unsafe { avx2::eigh_lanes::<N, true>(a, out) }
+                unsafe { avx2::eigh_lanes::<N, true>(a, &mut out) }
             } else {
-                unsafe { avx2::eigh_lanes::<N, false>(a, out) }
+                unsafe { avx2::eigh_lanes::<N, false>(a, &mut out) }
             };
         }
     }
     std::array::from_fn(|l| match eigh_jacobi_parallel::<N>(&a[l], vectors) {
         Ok(e) => {
-            out[l] = e;
+            *out[l] = e;
             true
         }
         Err(_) => false,
@@ -339,7 +354,26 @@ mod avx2 {
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn eigh_lanes<const N: usize, const VECTORS: bool>(
         a: &[Mat<N>; LANES],
-        out: &mut [SmallEigen<N>; LANES],
+        out: &mut [&mut SmallEigen<N>; LANES],
+    ) -> [bool; LANES] {
+        eigh_lanes_body::<N, VECTORS>(a, out)
+    }
+
+    /// [`eigh_lanes`] compiled with AVX-512VL besides AVX2: the same instructions on the same
+    /// 256-bit registers, of which the compiler then has 32 instead of 16 (fewer spills of the
+    /// lanes' matrices); each lane's numbers are the same.
+    #[target_feature(enable = "avx2,avx512f,avx512vl")]
+    pub(super) unsafe fn eigh_lanes_avx512vl<const N: usize, const VECTORS: bool>(
+        a: &[Mat<N>; LANES],
+        out: &mut [&mut SmallEigen<N>; LANES],
+    ) -> [bool; LANES] {
+        eigh_lanes_body::<N, VECTORS>(a, out)
+    }
+
+    #[inline(always)]
+    unsafe fn eigh_lanes_body<const N: usize, const VECTORS: bool>(
+        a: &[Mat<N>; LANES],
+        out: &mut [&mut SmallEigen<N>; LANES],
     ) -> [bool; LANES] {
         let vectors = VECTORS;
         let mut ok = [true; LANES];
@@ -497,7 +531,7 @@ mod avx2 {
                 return false;
             }
             // `ascending`'s insertion sort, the columns gathered once in sorted order
-            let e = &mut out[l];
+            let e = &mut *out[l];
             let mut order = [0usize; N];
             for k in 0..N {
                 e.values[k] = re[k][k][l] / scale[l];
@@ -635,7 +669,7 @@ mod tests {
             for vectors in [true, false] {
                 let got = eigh_lanes::<N>(a, vectors);
                 let mut into = [SmallEigen::zeroed(); LANES];
-                let solved = eigh_lanes_into::<N>(a, vectors, &mut into);
+                let solved = eigh_lanes_into::<N>(a, vectors, into.each_mut());
                 for l in 0..LANES {
                     let want = eigh_jacobi_parallel::<N>(&a[l], vectors).unwrap();
                     let e = got[l].expect("converged");
@@ -677,6 +711,48 @@ mod tests {
         check::<5>(5);
         check::<6>(6);
         check::<8>(8);
+    }
+
+    /// Both builds of the lanes (AVX2 alone, and with AVX-512VL where the CPU has it, which
+    /// [`eigh_lanes_into`] prefers) return the one-matrix method's numbers bit for bit, so the
+    /// build a CPU takes does not change a value.
+    #[test]
+    fn lane_builds_agree_bit_for_bit() {
+        fn builds<const N: usize>(seed: u64) {
+            #[cfg(target_arch = "x86_64")]
+            {
+                if !std::arch::is_x86_feature_detected!("avx2") {
+                    return;
+                }
+                let wide = std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512vl");
+                let mats = inputs::<N>(seed);
+                for group in mats.chunks_exact(LANES) {
+                    let a: &[Mat<N>; LANES] = group.try_into().unwrap();
+                    let mut narrow = [SmallEigen::zeroed(); LANES];
+                    let mut broad = [SmallEigen::zeroed(); LANES];
+                    // SAFETY: AVX2 (and for the second build AVX-512F/VL) checked above.
+                    let ok = unsafe { avx2::eigh_lanes::<N, true>(a, &mut narrow.each_mut()) };
+                    let ok_wide = wide.then(|| unsafe {
+                        avx2::eigh_lanes_avx512vl::<N, true>(a, &mut broad.each_mut())
+                    });
+                    for l in 0..LANES {
+                        let want = eigh_jacobi_parallel::<N>(&a[l], true).unwrap();
+                        assert!(ok[l]);
+                        assert_eq!(narrow[l].values, want.values, "N={N} lane {l}");
+                        assert_eq!(narrow[l].vectors, want.vectors, "N={N} lane {l}");
+                        if let Some(ok_wide) = ok_wide {
+                            assert!(ok_wide[l]);
+                            assert_eq!(broad[l].values, want.values, "N={N} lane {l}");
+                            assert_eq!(broad[l].vectors, want.vectors, "N={N} lane {l}");
+                        }
+                    }
+                }
+            }
+        }
+        builds::<3>(13);
+        builds::<4>(14);
+        builds::<6>(16);
     }
 
     /// A non-finite lane is `None`; the other lanes are unaffected.

@@ -811,7 +811,7 @@ fn small_sides<'a: 's, 's, const N: usize>(
     let mut checked = [None; LANES];
     for (l, (t, m)) in checked.iter_mut().zip(mats.iter_mut()).enumerate() {
         if let Some(view) = o.raw(k0 + l) {
-            *t = small_checked_into::<N>(&view, tol, m).map(|(t, _)| t);
+            *t = small_checked_into::<N>(&view, tol, m).map(|(tolerance, _)| tolerance);
         }
     }
     let solved = crate::spectral::small_lanes::eigh_lanes_into::<N>(

@@ -6,9 +6,12 @@
 //! divisions and square roots whose latency, with one register (four lanes, the first version),
 //! left the vector units idle; the second stream fills them (measured 1.3–1.4× per matrix,
 //! docs/PERFORMANCE.md "Fifth session"). Where the CPU also has AVX-512VL the same code is compiled
-//! with it: the same 256-bit instructions, but 32 registers instead of 16 for the lanes' matrices
-//! (fewer spills; the d = 4 Petz stack 1.07–1.1× faster, docs/PERFORMANCE.md "Session 30"), each
-//! lane's numbers unchanged (test `lane_builds_agree_bit_for_bit`).
+//! with it: the rotations' arithmetic stays the 256-bit intrinsics, now with 32 registers instead of
+//! 16 for the lanes' matrices (fewer spills; the d = 4 Petz stack 1.07–1.1× faster,
+//! docs/PERFORMANCE.md "The stack route's lane Jacobi with 32 registers, borrowed group sides"); the
+//! compiler may use 512-bit registers for the plain loops around them (the input copy, its
+//! finiteness check and largest entry, zeroing), whose results do not depend on the vector width.
+//! Each lane's numbers are unchanged (test `lane_builds_agree_bit_for_bit`).
 //!
 //! **The method** (docs/divergences.md, "small_lanes"): the cyclic Jacobi method of
 //! [`eigh_fixed`](super::small::eigh_fixed) — the same power-of-two scaling, the Demmel–Veselić
@@ -359,9 +362,10 @@ mod avx2 {
         eigh_lanes_body::<N, VECTORS>(a, out)
     }
 
-    /// [`eigh_lanes`] compiled with AVX-512VL besides AVX2: the same instructions on the same
-    /// 256-bit registers, of which the compiler then has 32 instead of 16 (fewer spills of the
-    /// lanes' matrices); each lane's numbers are the same.
+    /// [`eigh_lanes`] compiled with AVX-512VL besides AVX2: the rotations' 256-bit intrinsics,
+    /// with 32 registers instead of 16 (fewer spills of the lanes' matrices; the compiler may
+    /// vectorise the plain copy and checks with 512-bit registers); each lane's numbers are the
+    /// same.
     #[target_feature(enable = "avx2,avx512f,avx512vl")]
     pub(super) unsafe fn eigh_lanes_avx512vl<const N: usize, const VECTORS: bool>(
         a: &[Mat<N>; LANES],
@@ -370,6 +374,9 @@ mod avx2 {
         eigh_lanes_body::<N, VECTORS>(a, out)
     }
 
+    /// The lanes' method. Callers must have AVX2 enabled (a `#[target_feature]` function above);
+    /// `#[inline(always)]` compiles the body into each caller, which is what gives the AVX-512VL
+    /// build its 32 registers (without the inlining both builds would run one baseline copy).
     #[inline(always)]
     unsafe fn eigh_lanes_body<const N: usize, const VECTORS: bool>(
         a: &[Mat<N>; LANES],
@@ -727,17 +734,34 @@ mod tests {
                 let wide = std::arch::is_x86_feature_detected!("avx512f")
                     && std::arch::is_x86_feature_detected!("avx512vl");
                 let mats = inputs::<N>(seed);
-                for group in mats.chunks_exact(LANES) {
+                if !wide {
+                    eprintln!("lane_builds_agree_bit_for_bit: no AVX-512VL, the AVX2 build alone");
+                }
+                for (group, vectors) in mats
+                    .chunks_exact(LANES)
+                    .flat_map(|g| [(g, true), (g, false)])
+                {
                     let a: &[Mat<N>; LANES] = group.try_into().unwrap();
                     let mut narrow = [SmallEigen::zeroed(); LANES];
                     let mut broad = [SmallEigen::zeroed(); LANES];
                     // SAFETY: AVX2 (and for the second build AVX-512F/VL) checked above.
-                    let ok = unsafe { avx2::eigh_lanes::<N, true>(a, &mut narrow.each_mut()) };
-                    let ok_wide = wide.then(|| unsafe {
-                        avx2::eigh_lanes_avx512vl::<N, true>(a, &mut broad.each_mut())
-                    });
+                    let (ok, ok_wide) = unsafe {
+                        if vectors {
+                            let ok = avx2::eigh_lanes::<N, true>(a, &mut narrow.each_mut());
+                            let w = wide.then(|| {
+                                avx2::eigh_lanes_avx512vl::<N, true>(a, &mut broad.each_mut())
+                            });
+                            (ok, w)
+                        } else {
+                            let ok = avx2::eigh_lanes::<N, false>(a, &mut narrow.each_mut());
+                            let w = wide.then(|| {
+                                avx2::eigh_lanes_avx512vl::<N, false>(a, &mut broad.each_mut())
+                            });
+                            (ok, w)
+                        }
+                    };
                     for l in 0..LANES {
-                        let want = eigh_jacobi_parallel::<N>(&a[l], true).unwrap();
+                        let want = eigh_jacobi_parallel::<N>(&a[l], vectors).unwrap();
                         assert!(ok[l]);
                         assert_eq!(narrow[l].values, want.values, "N={N} lane {l}");
                         assert_eq!(narrow[l].vectors, want.vectors, "N={N} lane {l}");

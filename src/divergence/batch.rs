@@ -1820,6 +1820,80 @@ mod tests {
             .all(|r| matches!(r, Err(Error::AlphaOutOfRange { .. }))));
     }
 
+    /// The lane groups (eight pairs at 3 ≤ d ≤ 6) on the edges: rank-one ρ, ρ = σ, σ with
+    /// eigenvalues spread over 12 decades, at orders near 0, near 1 and 10⁶ — every value within
+    /// the documented error bound of the one-pair API's, never below zero.
+    #[test]
+    fn renyi_stacks_edge_groups_within_the_documented_bound() {
+        use crate::state::Tolerance;
+        let _serial = blas_lock();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(30);
+        for d in [3, 4, 6] {
+            let mut pairs = Vec::new();
+            for k in 0..2 * LANES {
+                let full = DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap();
+                let rho = match k % 4 {
+                    1 => DensityMatrix::random_hilbert_schmidt(d, 1, &mut rng).unwrap(),
+                    _ => full.clone(),
+                };
+                let sigma = match k % 4 {
+                    2 => rho.clone(),
+                    3 => {
+                        // eigenvalues 10^0 … 10^−12 in a random basis, normalised
+                        let v = DensityMatrix::random_hilbert_schmidt(d, d, &mut rng)
+                            .unwrap()
+                            .eigen()
+                            .unwrap()
+                            .vectors()
+                            .clone();
+                        let w: Vec<f64> = (0..d)
+                            .map(|i| 10f64.powf(-12.0 * i as f64 / (d - 1) as f64))
+                            .collect();
+                        let total: f64 = w.iter().sum();
+                        let m = Array2::from_shape_fn((d, d), |(i, j)| {
+                            (0..d)
+                                .map(|l| v[[i, l]] * (w[l] / total) * v[[j, l]].conj())
+                                .sum::<Complex64>()
+                        });
+                        DensityMatrix::new(m).unwrap()
+                    }
+                    _ => DensityMatrix::random_hilbert_schmidt(d, d, &mut rng).unwrap(),
+                };
+                pairs.push((rho, sigma));
+            }
+            let rs: Vec<_> = pairs.iter().map(|(r, _)| r.matrix().clone()).collect();
+            let ss: Vec<_> = pairs.iter().map(|(_, s)| s.matrix().clone()).collect();
+            for family in [Family::Petz, Family::Sandwiched, Family::Maximal] {
+                for alpha in [1e-3, 0.5, 0.999_999, 1.5, 2.0, 1e6] {
+                    let got = renyi_stacks(
+                        Operand::Stack(&rs),
+                        Operand::Stack(&ss),
+                        family,
+                        &[alpha],
+                        Tolerance::default(),
+                    )
+                    .unwrap();
+                    for (k, (r, s)) in pairs.iter().enumerate() {
+                        let p = Pair::new(r, s).unwrap();
+                        let (Ok(y), Ok(x)) = (p.renyi(family, alpha), got[k].as_ref()) else {
+                            // the same refusal on both sides (an order the family rejects)
+                            assert_eq!(p.renyi(family, alpha).is_ok(), got[k].is_ok());
+                            continue;
+                        };
+                        let x = x[0];
+                        let bound =
+                            crate::divergence::accuracy::error_bound(&p, family, alpha, y).unwrap();
+                        assert!(
+                            x == y || (x - y).abs() <= bound,
+                            "{family:?} d={d} pair {k} α={alpha}: {x} vs {y} (bound {bound:e})"
+                        );
+                        assert!(x >= -bound, "{family:?} d={d} pair {k} α={alpha}: {x} < 0");
+                    }
+                }
+            }
+        }
+    }
+
     /// `direct_basis_is_the_complex_sum`: the split-part products of `direct_sandwiched_basis`
     /// (AVX2 and portable) equal the complex-arithmetic sums `ρ' = V†(HV)` (`csum`, the lower
     /// triangle mirrored, a real diagonal) bit for bit at d = 2…8.
